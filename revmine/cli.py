@@ -1,0 +1,163 @@
+"""The ``revmine`` command line: one sub-command per stage.
+
+Errors in the user's input (:class:`revmine.errors.InputError`) are printed as one line naming the file
+and line, with exit status 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import InputError
+
+
+def _add_score(sub: argparse._SubParsersAction) -> None:
+    from .metrics.profiles import PROFILES
+    from .metrics.registry import METRICS
+
+    p = sub.add_parser("score", help="score model predictions against references",
+                       description="Score predictions (Tufano blocks, parallel text, JSON Lines or Parquet). "
+                                   "Writes scores.parquet, summary.json and summary.md to --out.")
+    p.add_argument("predictions", type=Path, help="predictions file")
+    p.add_argument("--format", choices=["tufano", "text", "jsonl", "parquet"], help="input format (default: detect)")
+    p.add_argument("--refs", type=Path, help="references file, one per line (format text)")
+    p.add_argument("--beam", type=int, default=1, help="predictions per example (format text)")
+    p.add_argument("--pred-field", help="prediction field (jsonl, parquet)")
+    p.add_argument("--ref-field", help="reference field (jsonl, parquet)")
+    p.add_argument("--id-field", help="example id field (jsonl, parquet)")
+    p.add_argument("--kind", choices=["code", "nl"], default="code",
+                   help="default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)")
+    p.add_argument("--metrics", help=f"comma-separated metric names, overriding --kind; known: {', '.join(METRICS)}")
+    p.add_argument("--profile", choices=sorted(PROFILES),
+                   help="reproduce a publication's pipeline exactly (see `revmine profiles`)")
+    p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
+    p.set_defaults(func=_run_score)
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    from .metrics.predictions import read_predictions
+    from .metrics.profiles import PROFILES
+    from .metrics.registry import default_metrics, make_metrics
+    from .metrics.score import score_predictions, summary_markdown, write_run
+
+    preds = read_predictions(args.predictions, args.format, args.refs, args.beam,
+                             args.pred_field, args.ref_field, args.id_field)
+    profile = PROFILES[args.profile] if args.profile else None
+    if profile is not None:
+        metrics = profile.metrics()
+    elif args.metrics:
+        metrics = make_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+    else:
+        metrics = default_metrics(args.kind)
+    if args.plot and args.out is None:
+        raise SystemExit("--plot needs --out")
+    run = score_predictions(preds, metrics, profile=profile.describe() if profile else None,
+                            progress=not args.json and sys.stderr.isatty())
+    if args.out is not None:
+        paths = write_run(run, args.out, plot=args.plot)
+        if not args.json:
+            print(f"wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
+    if args.json:
+        json.dump(run.summary, sys.stdout, indent=2)
+        print()
+    else:
+        print(summary_markdown(run.summary))
+    return 0
+
+
+def _add_profiles(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("profiles", help="list the reproduction profiles and what each does differently")
+    p.set_defaults(func=_run_profiles)
+
+
+def _run_profiles(args: argparse.Namespace) -> int:
+    from .metrics.profiles import PROFILES
+
+    for profile in PROFILES.values():
+        print(f"{profile.name}: {profile.description}")
+        for metric in profile.metrics():
+            print(f"    {metric.column}: {metric.signature()}")
+    return 0
+
+
+def _add_agreement(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agreement", help="correlate NL metrics with human scores",
+                       description="Compute every selected NL metric per (prediction, reference) pair and its "
+                                   "Spearman, Kendall and Pearson correlation with the mean human score, with "
+                                   "bootstrap 95%% confidence intervals.")
+    p.add_argument("judgements", type=Path, help="CSV or Parquet file with predictions, references, human scores")
+    p.add_argument("--pred-col", default="prediction")
+    p.add_argument("--ref-col", default="reference")
+    p.add_argument("--score-cols", required=True, help="comma-separated human score columns (averaged)")
+    p.add_argument("--metrics", help="comma-separated metric names (default: the nl set)")
+    p.add_argument("--profile", help="a profile's metrics and post-processing (e.g. cmg2022)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="write agreement.parquet here")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    p.set_defaults(func=_run_agreement)
+
+
+def _run_agreement(args: argparse.Namespace) -> int:
+    from .metrics.agreement import agreement, read_judgements
+    from .metrics.profiles import PROFILES
+    from .metrics.registry import default_metrics, make_metrics
+    from .schema import AGREEMENT_SCHEMA
+    from .store import write_table
+
+    preds, refs, scores = read_judgements(args.judgements, args.pred_col, args.ref_col,
+                                          [c.strip() for c in args.score_cols.split(",") if c.strip()])
+    options: dict = {}
+    if args.profile:
+        if args.profile not in PROFILES:
+            raise SystemExit(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
+        profile = PROFILES[args.profile]
+        metrics = profile.metrics()
+        options = profile.agreement_options
+    elif args.metrics:
+        metrics = make_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+    else:
+        metrics = default_metrics("nl")
+    table = agreement(preds, refs, scores, metrics, n_boot=args.bootstrap, seed=args.seed, **options)
+    if args.out is not None:
+        write_table(table, args.out / "agreement.parquet" if args.out.suffix != ".parquet" else args.out,
+                    AGREEMENT_SCHEMA)
+    rows = table.to_pylist()
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+    else:
+        print("| metric | n | spearman [95% CI] | kendall [95% CI] | pearson [95% CI] |")
+        print("|---|---|---|---|---|")
+        for r in rows:
+            cells = [f"{r[c]:.3f} [{r[c + '_lo']:.3f}, {r[c + '_hi']:.3f}]" for c in ("spearman", "kendall", "pearson")]
+            print(f"| {r['metric']} | {r['n']} | " + " | ".join(cells) + " |")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"revmine {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_score, _add_profiles, _add_agreement):
+        add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        print(f"revmine: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The contract every metric follows, modelled on sacrebleu's metric classes.
+
+A metric is a small object built with its settings; ``signature()`` renders those settings as a string
+(``bleu|tok:space|smooth:exp|n:4|version:0.1.0``) that is stored beside every score, so a reported figure
+always says how it was computed. Metrics score whole lists at once (``sentence_scores``) because the
+score stage works on columns, and batching is what lets a metric be fast.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, Sequence
+
+import numpy as np
+
+from .. import __version__
+
+
+class Metric(ABC):
+    """A sentence-level metric over (hypothesis, reference) strings.
+
+    Subclasses set ``name`` (the signature's first field) and implement ``settings`` and
+    ``sentence_scores``. ``column`` is the name of the score column; it defaults to ``name`` and
+    includes the variant where one metric class has several (``bleu4_exp``).
+    """
+
+    name: ClassVar[str]
+    #: False for distances (lower is better); summaries use it to pick the best of k.
+    higher_is_better: ClassVar[bool] = True
+
+    @property
+    def column(self) -> str:
+        return self.name
+
+    @abstractmethod
+    def settings(self) -> dict[str, object]:
+        """Every setting that changes the value, in a stable order."""
+
+    def signature(self) -> str:
+        parts = [self.name] + [f"{k}:{_fmt(v)}" for k, v in self.settings().items()]
+        parts.append(f"version:{__version__}")
+        return "|".join(parts)
+
+    @abstractmethod
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        """One float per (hypothesis, reference) pair, as a float64 array of the same length."""
+
+    def score(self, hypothesis: str, reference: str) -> float:
+        return float(self.sentence_scores([hypothesis], [reference])[0])
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
+        """Corpus-level value; the mean of sentence scores unless the metric defines its own (BLEU does)."""
+        return float(np.mean(self.sentence_scores(hypotheses, references))) if len(hypotheses) else float("nan")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.signature()}>"
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def check_lengths(hypotheses: Sequence[str], references: Sequence[str]) -> None:
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")

@@ -1,0 +1,202 @@
+"""The metrics stage: score every (example, rank) prediction, then summarise per k.
+
+Perfect prediction at k follows Tufano et al. (ICSE 2021): an example counts as perfect at k when one of
+its first k predictions equals the reference token for token (whitespace-separated tokens, so spacing
+differences do not count). Summaries give, per k, the perfect count and percentage and, for each metric,
+mean/median/sd over all predictions of rank <= k and over the best of those k (max, or min for
+distances). NaN scores (e.g. a tree metric on code that does not parse) are left out of the statistics
+and counted in ``missing``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .. import __version__
+from ..schema import scores_schema
+from ..store import atomic_path, write_json, write_table, write_text
+from .base import Metric
+from .predictions import Predictions
+
+
+@dataclass
+class ScoreRun:
+    """What one scoring run produced: the score rows and everything needed to summarise them."""
+
+    table: pa.Table
+    metrics: list[Metric]
+    k: int
+    source: str = ""
+    profile: dict | None = None
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def signatures(self) -> dict[str, str]:
+        return {m.column: m.signature() for m in self.metrics}
+
+
+def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
+    k = preds.k
+    hyps = [h for beam in preds.predictions for h in beam]
+    refs = [r for r in preds.references for _ in range(k)]
+    example = np.repeat(np.arange(len(preds), dtype=np.int64), k)
+    rank = np.tile(np.arange(1, k + 1, dtype=np.int32), len(preds))
+    return hyps, refs, example, rank
+
+
+def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
+                      progress: bool = False) -> ScoreRun:
+    """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`."""
+    columns = [m.column for m in metrics]
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"two metrics write the same column: {columns}")
+    hyps, refs, example, rank = _flatten(preds)
+    exact = np.fromiter((h.split() == r.split() for h, r in zip(hyps, refs)), dtype=bool, count=len(hyps))
+    perfect = np.maximum.accumulate(exact.reshape(len(preds), preds.k), axis=1).ravel() if len(preds) else exact
+    data: dict[str, object] = {
+        "example": example,
+        "id": np.repeat(np.array(preds.ids, dtype=object), preds.k) if preds.ids else [None] * len(hyps),
+        "k": rank,
+        "prediction": hyps,
+        "reference": refs,
+        "exact_match": exact,
+        "perfect_at_k": perfect,
+    }
+    iterator = metrics
+    if progress:
+        from tqdm import tqdm
+        iterator = tqdm(metrics, desc="scoring", unit="metric")
+    for metric in iterator:
+        values = np.asarray(metric.sentence_scores(hyps, refs), dtype=np.float64)
+        if values.shape != (len(hyps),):
+            raise RuntimeError(f"{metric!r} returned {values.shape} scores for {len(hyps)} predictions")
+        data[metric.column] = values
+    schema = scores_schema(columns)
+    table = pa.table({name: data[name] for name in schema.names}, schema=schema)
+    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile)
+    run.summary = summarize(run)
+    return run
+
+
+def _stats(values: np.ndarray) -> dict[str, float | int | None]:
+    ok = values[~np.isnan(values)]
+    if ok.size == 0:
+        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, "missing": int(values.size)}
+    q1, median, q3 = np.percentile(ok, [25, 50, 75])
+    return {"mean": float(ok.mean()), "median": float(median), "sd": float(ok.std(ddof=1)) if ok.size > 1 else 0.0,
+            "q1": float(q1), "q3": float(q3), "missing": int(values.size - ok.size)}
+
+
+def best_of_k(values: np.ndarray, n: int, k_max: int, k: int, higher_is_better: bool) -> np.ndarray:
+    """Per example, the best score among its first ``k`` predictions (NaN only if all k are NaN)."""
+    grid = values.reshape(n, k_max)[:, :k]
+    all_nan = np.isnan(grid).all(axis=1)
+    filled = np.where(np.isnan(grid), -np.inf if higher_is_better else np.inf, grid)
+    best = filled.max(axis=1) if higher_is_better else filled.min(axis=1)
+    return np.where(all_nan, np.nan, best)
+
+
+def summarize(run: ScoreRun) -> dict:
+    """Summary per k = 1..K: perfect predictions, and each metric over all predictions and best of k."""
+    table, k_max = run.table, run.k
+    n = table.num_rows // k_max if k_max else 0
+    exact = table.column("exact_match").to_numpy(zero_copy_only=False).reshape(n, k_max) if n else np.zeros((0, 0))
+    per_k = []
+    for k in range(1, k_max + 1):
+        perfect = int(exact[:, :k].any(axis=1).sum())
+        entry: dict = {"k": k, "n": n, "perfect": perfect, "perfect_pct": round(100.0 * perfect / n, 2) if n else None,
+                       "metrics": {}}
+        for metric in run.metrics:
+            values = table.column(metric.column).to_numpy(zero_copy_only=False).astype(np.float64)
+            ranks = values.reshape(n, k_max)[:, :k].ravel()
+            entry["metrics"][metric.column] = {
+                "all": _stats(ranks),
+                "best": _stats(best_of_k(values, n, k_max, k, metric.higher_is_better)),
+            }
+        per_k.append(entry)
+    return {
+        "revmine": __version__,
+        "source": run.source,
+        "examples": n,
+        "k": k_max,
+        "profile": run.profile,
+        "signatures": run.signatures,
+        "per_k": per_k,
+    }
+
+
+def summary_markdown(summary: dict) -> str:
+    """A human-readable summary: one table of perfect predictions, one per metric (best of k)."""
+    lines = [f"# Scores of {summary['source']}", ""]
+    if summary.get("profile"):
+        prof = summary["profile"]
+        lines += [f"**Profile `{prof['name']}` in use**: {prof['description']}", ""]
+    lines += [f"{summary['examples']} examples, {summary['k']} prediction(s) each.", "",
+              "| k | perfect | % |", "|---|---|---|"]
+    lines += [f"| {e['k']} | {e['perfect']} | {e['perfect_pct']:.2f} |" for e in summary["per_k"]]
+    for column, signature in summary["signatures"].items():
+        lines += ["", f"## {column}", "", f"`{signature}`", "",
+                  "| k | best: mean | median | sd | all: mean | median | sd | missing |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for e in summary["per_k"]:
+            b, a = e["metrics"][column]["best"], e["metrics"][column]["all"]
+            lines.append(f"| {e['k']} | {_f(b['mean'])} | {_f(b['median'])} | {_f(b['sd'])} | {_f(a['mean'])} | "
+                         f"{_f(a['median'])} | {_f(a['sd'])} | {a['missing']} |")
+    return "\n".join(lines) + "\n"
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
+    """One PNG per metric: box plots of the best-of-k score for each k, like the paper's figures."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n, k_max = run.table.num_rows // max(run.k, 1), run.k
+    written = []
+    for metric in run.metrics:
+        values = run.table.column(metric.column).to_numpy(zero_copy_only=False).astype(np.float64)
+        data = []
+        for k in range(1, k_max + 1):
+            best = best_of_k(values, n, k_max, k, metric.higher_is_better)
+            data.append(best[~np.isnan(best)])
+        fig, ax = plt.subplots(figsize=(1.2 + 0.8 * k_max, 4))
+        ax.boxplot(data, showfliers=False)
+        ax.set_xticks(range(1, k_max + 1), [f"k={k}" for k in range(1, k_max + 1)])
+        ax.set_ylabel(f"{metric.column} (best of k)")
+        ax.set_title(metric.signature(), fontsize=7)
+        fig.tight_layout()
+        dest = out_dir / f"{metric.column}.png"
+        with atomic_path(dest, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=120, format="png")
+        plt.close(fig)
+        written.append(dest)
+    return written
+
+
+def write_run(run: ScoreRun, out_dir: str | Path, plot: bool = False) -> dict[str, Path]:
+    """Write ``scores.parquet`` (signatures in its metadata), ``summary.json`` and ``summary.md``."""
+    out = Path(out_dir)
+    meta = {"revmine.signatures": json.dumps(run.signatures, sort_keys=True),
+            "revmine.profile": json.dumps(run.profile)}
+    paths = {
+        "scores": write_table(run.table, out / "scores.parquet", scores_schema([m.column for m in run.metrics]),
+                              metadata=meta),
+        "summary_json": write_json(out / "summary.json", run.summary),
+        "summary_md": write_text(out / "summary.md", summary_markdown(run.summary)),
+    }
+    if plot:
+        for p in plot_boxes(run, out / "plots"):
+            paths[f"plot:{p.stem}"] = p
+    return paths

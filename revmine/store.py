@@ -1,0 +1,117 @@
+"""The one place that reads and writes revmine's Parquet files.
+
+Writes are atomic: data goes to a temporary file in the destination directory, is flushed and fsynced,
+then renamed over the destination (``os.replace``). An interrupted or failed write therefore never
+leaves a truncated file and never clobbers what was there before. Reads check the schema tag written
+by :mod:`revmine.schema` so that a file from another stage gives a clear error naming the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import InputError
+from .schema import schema_id
+
+
+@contextlib.contextmanager
+def atomic_path(dest: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``dest``; rename it onto ``dest`` only if the block succeeds."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        with open(tmp_path, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp_path, dest)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text(dest: str | Path, text: str) -> Path:
+    """Atomically write a text file (summaries, reports, cards)."""
+    with atomic_path(dest) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(dest)
+
+
+def write_json(dest: str | Path, obj: object) -> Path:
+    return write_text(dest, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_table(table: pa.Table, dest: str | Path, schema: pa.Schema | None = None,
+                metadata: dict[str, str] | None = None) -> Path:
+    """Atomically write ``table`` as Parquet, cast to ``schema`` (which carries the schema tag)."""
+    if schema is not None:
+        try:
+            table = table.select(schema.names).cast(schema)
+        except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise ValueError(f"{dest}: table does not fit schema {schema_id(schema)}: {exc}") from exc
+    if metadata:
+        merged = dict(table.schema.metadata or {})
+        merged.update({k.encode(): v.encode() for k, v in metadata.items()})
+        table = table.replace_schema_metadata(merged)
+    with atomic_path(dest) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return Path(dest)
+
+
+class AtomicParquetWriter:
+    """Stream record batches into one Parquet file that appears only when the writer is closed cleanly.
+
+    Memory stays bounded by the batch size; if the ``with`` block raises, nothing is written.
+    """
+
+    def __init__(self, dest: str | Path, schema: pa.Schema):
+        self.dest = Path(dest)
+        self.schema = schema
+        self._ctx = atomic_path(self.dest)
+        self._writer: pq.ParquetWriter | None = None
+        self.rows = 0
+
+    def __enter__(self) -> "AtomicParquetWriter":
+        tmp = self._ctx.__enter__()
+        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        return self
+
+    def write(self, table: pa.Table | pa.RecordBatch) -> None:
+        assert self._writer is not None
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        self._writer.write_table(table.select(self.schema.names).cast(self.schema))
+        self.rows += table.num_rows
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        assert self._writer is not None
+        self._writer.close()
+        return bool(self._ctx.__exit__(exc_type, exc, tb))
+
+
+def read_table(path: str | Path, expect: str | None = None, columns: list[str] | None = None) -> pa.Table:
+    """Read a Parquet file (or directory of parts); with ``expect`` ("scores/1"), check its schema tag."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "no such file or directory")
+    try:
+        table = pq.read_table(path, columns=columns)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    if expect is not None:
+        found = schema_id(pq.read_schema(path) if path.is_file() else table.schema)
+        if found is not None and found.split("/")[0] != expect.split("/")[0]:
+            raise InputError(path, f"expected a {expect} file, found {found}")
+        if found is not None and found != expect:
+            raise InputError(path, f"schema version {found} is not supported (this revmine reads {expect})")
+    return table

@@ -1,0 +1,116 @@
+"""Prediction readers: every format gives the same examples, and bad input names the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from revmine.errors import InputError
+from revmine.metrics.predictions import detect_format, read_predictions
+
+PUBLISHED_PERFECT = {  # Tufano et al. 2021, out of 1,719 test cases
+    "1-encoder_k1_abstracted.txt": (1, 50),
+    "1-encoder_k3_abstracted.txt": (3, 156),
+    "1-encoder_k5_abstracted.txt": (5, 200),
+    "1-encoder_k10_abstracted.txt": (10, 271),
+    "2-encoder_k1_abstracted.txt": (1, 209),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED_PERFECT))
+def test_replication_files_read_with_published_sizes(tufano_dir: Path, name: str) -> None:
+    preds = read_predictions(tufano_dir / "predictions" / name)
+    k, _ = PUBLISHED_PERFECT[name]
+    assert preds.format == "tufano"
+    assert len(preds) == 1719
+    assert preds.k == k
+    assert ("INPUT_NL" in preds.inputs) == name.startswith("2-encoder")
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_all_formats_agree(tmp_path: Path) -> None:
+    refs = ["a b c", "d e"]
+    beams = [["a b c", "a b"], ["d", "d e"]]
+    tufano = "".join(f"ORACLE       : {r}\n" + "".join(f"PREDICTION {i + 1} : {h}\n" for i, h in enumerate(b)) + "\n"
+                     for r, b in zip(refs, beams))
+    _write(tmp_path / "p.txt", tufano)
+    _write(tmp_path / "hyp.txt", "".join(h + "\n" for b in beams for h in b))
+    _write(tmp_path / "ref.txt", "".join(r + "\n" for r in refs))
+    _write(tmp_path / "p.jsonl", "".join(json.dumps({"id": i, "pred": b, "gold": r}) + "\n"
+                                         for i, (r, b) in enumerate(zip(refs, beams))))
+    pq.write_table(pa.table({"prediction": beams, "reference": refs}), tmp_path / "p.parquet")
+    readings = [
+        read_predictions(tmp_path / "p.txt"),
+        read_predictions(tmp_path / "hyp.txt", references=tmp_path / "ref.txt", beam=2),
+        read_predictions(tmp_path / "p.jsonl"),
+        read_predictions(tmp_path / "p.parquet"),
+    ]
+    assert [r.format for r in readings] == ["tufano", "text", "jsonl", "parquet"]
+    for r in readings:
+        assert r.predictions == beams and r.references == refs
+    assert readings[2].ids == ["0", "1"]
+
+
+def test_jsonl_custom_fields(tmp_path: Path) -> None:
+    _write(tmp_path / "p.jsonl", '{"out": "x y", "msg_gold": "x z"}\n')
+    preds = read_predictions(tmp_path / "p.jsonl", pred_field="out", ref_field="msg_gold")
+    assert preds.predictions == [["x y"]] and preds.references == ["x z"]
+    with pytest.raises(InputError, match=r"p\.jsonl.*no prediction field 'nope'"):
+        read_predictions(tmp_path / "p.jsonl", pred_field="nope", ref_field="msg_gold")
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("ORACLE       : a\nPREDICTION 1 : a\n\nPREDICTION 1 : b\n", 4, "no ORACLE"),
+    ("ORACLE       : a\nPREDICTION 1 : a\nPREDICTION 2 : b\n\nORACLE       : c\nPREDICTION 1 : c\n", 5,
+     "inconsistent k"),
+    ("ORACLE       : a\nPREDICTION 2 : a\n", 2, "out of order"),
+    ("ORACLE       : a\nPREDICTION 1 : a\nORACLE       : b\n", 3, "second ORACLE"),
+    ("ORACLE       : a\nGARBAGE\n", 2, "unexpected line"),
+])
+def test_bad_tufano_blocks_name_the_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = _write(tmp_path / "bad.txt", text)
+    with pytest.raises(InputError, match=rf"bad\.txt:{line}: .*{message}"):
+        read_predictions(path, fmt="tufano")
+
+
+def test_undecodable_bytes_name_the_line(tmp_path: Path) -> None:
+    path = _write(tmp_path / "bad.txt", b"ORACLE       : a\nPREDICTION 1 : caf\xe9\n")
+    with pytest.raises(InputError, match=r"bad\.txt:2: undecodable byte 0xe9"):
+        read_predictions(path)
+
+
+def test_mismatched_parallel_counts(tmp_path: Path) -> None:
+    hyp = _write(tmp_path / "hyp.txt", "a\nb\nc\n")
+    ref = _write(tmp_path / "ref.txt", "a\nb\n")
+    with pytest.raises(InputError, match=r"hyp\.txt: 3 hypothesis lines.*expected 4"):
+        read_predictions(hyp, references=ref, beam=2)
+    with pytest.raises(InputError, match="need a references file"):
+        read_predictions(hyp, fmt="text")
+
+
+def test_jsonl_errors_name_line_and_field(tmp_path: Path) -> None:
+    path = _write(tmp_path / "p.jsonl", '{"pred": ["a"], "ref": "a"}\n{"pred": ["a", "b"], "ref": "b"}\n')
+    with pytest.raises(InputError, match=r"p\.jsonl:2 \[pred\]: .*inconsistent k"):
+        read_predictions(path)
+    path = _write(tmp_path / "q.jsonl", '{"pred": "a", "ref": "a"}\n{"pred": "a", "ref": 3}\n')
+    with pytest.raises(InputError, match=r"q\.jsonl:2 \[ref\]: expected a string"):
+        read_predictions(path)
+    path = _write(tmp_path / "r.jsonl", '{"pred": "a", "ref": "a"}\n{"pred": "a", "ref"\n')
+    with pytest.raises(InputError, match=r"r\.jsonl:2: invalid JSON"):
+        read_predictions(path)
+
+
+def test_detect_format(tmp_path: Path) -> None:
+    assert detect_format(_write(tmp_path / "a.txt", "\nINPUT_CODE   : x\n")) == "tufano"
+    assert detect_format(_write(tmp_path / "b.txt", "public void f ( ) { }\n")) == "text"
+    assert detect_format(_write(tmp_path / "c.out", '{"pred": "x"}\n')) == "jsonl"
+    with pytest.raises(InputError, match="empty"):
+        detect_format(_write(tmp_path / "d.txt", "\n\n"))

@@ -1,0 +1,91 @@
+"""The score stage: perfect predictions at k reproduce the published figures; outputs are written atomically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from revmine.metrics.base import Metric
+from revmine.metrics.predictions import read_predictions
+from revmine.metrics.score import best_of_k, score_predictions, write_run
+from revmine.schema import schema_id
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "predictions_k3.txt"
+
+# Tufano et al. 2021, "Towards Automating Code Review Activities": perfect predictions out of 1,719.
+# Each file is its own beam search, so only its own k is published (the k=3 beam's top-1 is not k=1's).
+PUBLISHED = [
+    ("1-encoder_k1_abstracted.txt", {1: 50}),
+    ("1-encoder_k3_abstracted.txt", {3: 156}),
+    ("1-encoder_k5_abstracted.txt", {5: 200}),
+    ("1-encoder_k10_abstracted.txt", {10: 271}),
+    ("2-encoder_k1_abstracted.txt", {1: 209}),
+]
+
+
+@pytest.mark.parametrize("name, expected", PUBLISHED)
+def test_perfect_predictions_match_the_paper(tufano_dir: Path, name: str, expected: dict[int, int]) -> None:
+    run = score_predictions(read_predictions(tufano_dir / "predictions" / name), [])
+    per_k = {e["k"]: e for e in run.summary["per_k"]}
+    for k, count in expected.items():
+        assert per_k[k]["perfect"] == count
+        assert per_k[k]["perfect_pct"] == round(100 * count / 1719, 2)
+
+
+class _Length(Metric):
+    """A toy metric (token count difference) whose values are easy to work out by hand."""
+
+    name = "lendiff"
+    higher_is_better = False
+
+    def settings(self) -> dict[str, object]:
+        return {"tok": "space"}
+
+    def sentence_scores(self, hypotheses, references):
+        return np.array([abs(len(h.split()) - len(r.split())) for h, r in zip(hypotheses, references)], float)
+
+
+def test_hand_counted_example_and_outputs(tmp_path: Path) -> None:
+    run = score_predictions(read_predictions(EXAMPLE), [_Length()])
+    assert [e["perfect"] for e in run.summary["per_k"]] == [2, 4, 4]  # see examples/quickstart/README.md
+    paths = write_run(run, tmp_path / "out")
+    table = pq.read_table(paths["scores"])
+    assert schema_id(table.schema) == "scores/1"
+    assert table.num_rows == 18 and table.column_names[-1] == "lendiff"
+    assert json.loads(table.schema.metadata[b"revmine.signatures"])["lendiff"].startswith("lendiff|tok:space|")
+    assert table.column("perfect_at_k").to_pylist()[:3] == [False, True, True]
+    summary = json.loads(paths["summary_json"].read_text())
+    assert summary["per_k"][0]["perfect"] == 2
+    assert "| 2 | 4 | 66.67 |" in paths["summary_md"].read_text()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["scores.parquet", "summary.json", "summary.md"]
+
+
+def test_best_of_k_prefers_lower_distances_and_skips_nan() -> None:
+    values = np.array([3.0, 1.0, np.nan, np.nan, np.nan, 2.0])  # 2 examples, k=3
+    assert best_of_k(values, 2, 3, 2, higher_is_better=False).tolist()[0] == 1.0
+    assert np.isnan(best_of_k(values, 2, 3, 2, higher_is_better=False)[1])
+    assert best_of_k(values, 2, 3, 3, higher_is_better=True).tolist() == [3.0, 2.0]
+
+
+def test_failed_write_leaves_previous_output(tmp_path: Path) -> None:
+    run = score_predictions(read_predictions(EXAMPLE), [_Length()])
+    paths = write_run(run, tmp_path)
+    before = paths["scores"].read_bytes()
+
+    class Broken(_Length):
+        name = "broken"
+
+        def sentence_scores(self, hypotheses, references):
+            return np.zeros(3)
+
+    with pytest.raises(RuntimeError, match="returned"):
+        score_predictions(read_predictions(EXAMPLE), [Broken()])
+    run.table = run.table.drop_columns(["prediction"])  # no longer fits the schema: writing must fail
+    with pytest.raises(Exception):
+        write_run(run, tmp_path)
+    assert paths["scores"].read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.parquet", "summary.json", "summary.md"]
