@@ -1,0 +1,9 @@
+"""Miners: review rounds from Gerrit and GitHub (discussion over REST, contents from git).
+
+Public API used by the CLI: :func:`mine_gerrit`, :func:`mine_github`, :func:`run_job` (each returns the
+run manifest dict), :class:`JobOptions` for cache/credentials/batch settings.
+"""
+
+from .jobs import JobOptions, ProjectSpec, mine_gerrit, mine_github, run_job, run_projects
+
+__all__ = ["JobOptions", "ProjectSpec", "mine_gerrit", "mine_github", "run_job", "run_projects"]

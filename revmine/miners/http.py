@@ -1,0 +1,391 @@
+"""One HTTP client for both forges: on-disk cache, polite retries, rate limits, safe credentials.
+
+Why one client: Gerrit and GitHub differ only in how a body is framed (Gerrit prefixes JSON with
+``)]}'``) and how credentials are sent; caching, retries, rate limits and redaction are the same.
+
+Decisions
+- Cache: ``requests-cache`` on SQLite (default ``<out>/http_cache.sqlite``). Only 200 responses whose
+  body parses are stored (``filter_fn``); a body of the wrong shape is evicted by :meth:`Client.get_json`.
+  ``Authorization`` (and common token parameters) are ignored in cache keys and redacted from what
+  is stored. ``Vary`` is dropped from responses before caching: GitHub answers ``Vary: Authorization``,
+  which would otherwise make every authenticated request a cache miss and defeat offline replay.
+- Freshness: a cached response is reused as is (resume, replay) unless the caller asks to
+  ``revalidate`` (conditional request with ``If-None-Match``; a 304 reuses the stored body) or gives
+  ``fresh_after`` (the change was updated after the response was stored). ``cache_mode="offline"``
+  never touches the network and fails clearly on a miss.
+- Rate limits: ``X-RateLimit-Remaining``/``Reset`` are tracked per token; a 429, or a 403 with no
+  remaining quota, switches to another token if one is left, else sleeps until ``Retry-After`` or the
+  reset time (or raises :class:`RateLimited` when ``wait_on_rate_limit`` is false). Timeouts,
+  connection errors and 5xx are retried with exponential backoff. Clock and sleep are injectable.
+- Secrets: credentials come from the environment or a TOML file (:func:`credentials_from_env`);
+  they never appear in ``repr``, URLs in messages, exceptions or the cache.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from ..errors import InputError
+
+Dialect = Literal["gerrit", "github"]
+CacheMode = Literal["use", "offline", "off"]
+
+GERRIT_PREFIX = ")]}'"
+#: Query parameters that may carry secrets: never part of a cache key, never shown in a message.
+SECRET_PARAMS = ("access_token", "token", "api_key", "apikey", "password", "client_secret")
+AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
+
+
+class RemoteError(RuntimeError):
+    """A forge answered something unusable; the message names the (redacted) URL."""
+
+    def __init__(self, url: str, message: str, status: int | None = None):
+        self.url = redact_url(url)
+        self.status = status
+        super().__init__(f"{self.url}: {message}")
+
+
+class MalformedResponse(RemoteError):
+    """The body is not what the API documents (truncated, HTML, missing prefix, wrong type)."""
+
+
+class RateLimited(RemoteError):
+    """Out of quota and told not to wait (or the wait exceeds ``max_wait``)."""
+
+
+class NotCached(RemoteError):
+    """Offline mode and the response is not in the cache."""
+
+
+def redact_url(url: str) -> str:
+    """The URL without user-info and without secret-looking query parameters."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    query = urlencode([(k, "REDACTED" if k.lower() in SECRET_PARAMS else v)
+                       for k, v in parse_qsl(parts.query, keep_blank_values=True)])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+@dataclass
+class Credentials:
+    """Tokens (GitHub, rotated) or user/password (Gerrit HTTP password). ``repr`` never shows them."""
+
+    tokens: list[str] = field(default_factory=list, repr=False)
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def __bool__(self) -> bool:
+        return bool(self.tokens or (self.user and self.password))
+
+    def secrets(self) -> list[str]:
+        """Every secret string, so tests and redaction can check none leaks."""
+        return [s for s in [*self.tokens, self.password] if s]
+
+
+def credentials_from_env(dialect: Dialect, host: str | None = None,
+                         env: dict[str, str] | None = None) -> Credentials:
+    """Credentials for a forge from the environment, else from the TOML file ``$REVMINE_CREDENTIALS``.
+
+    GitHub: ``GITHUB_TOKENS`` (comma-separated, rotated) or ``GITHUB_TOKEN``. Gerrit: ``GERRIT_USER``
+    and ``GERRIT_PASSWORD``. The file holds ``[github] tokens = [...]`` / ``[gerrit] user, password``,
+    optionally per host as ``[github."ghe.example.org"]``; it keeps secrets out of job files and shells.
+    """
+    env = os.environ if env is None else env
+    if dialect == "github":
+        raw = env.get("GITHUB_TOKENS") or env.get("GITHUB_TOKEN") or ""
+        tokens = [t.strip() for t in raw.replace("\n", ",").split(",") if t.strip()]
+        if tokens:
+            return Credentials(tokens=tokens)
+    elif env.get("GERRIT_USER") and env.get("GERRIT_PASSWORD"):
+        return Credentials(user=env["GERRIT_USER"], password=env["GERRIT_PASSWORD"])
+    path = env.get("REVMINE_CREDENTIALS")
+    if not path:
+        return Credentials()
+    try:
+        config = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        # the decoder's message quotes at most a position, never the file's content
+        raise InputError(path, f"cannot read credentials file: {type(exc).__name__}") from None
+    section = config.get(dialect, {})
+    if not isinstance(section, dict):
+        raise InputError(path, "must be a table", field=dialect)
+    if host and isinstance(section.get(host), dict):
+        section = section[host]
+    tokens = section.get("tokens", [section["token"]] if "token" in section else [])
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise InputError(path, "must be a list of strings", field=f"{dialect}.tokens")
+    return Credentials(tokens=tokens, user=section.get("user"), password=section.get("password"))
+
+
+class _CountingAdapter(HTTPAdapter):
+    """Counts what really goes on the wire and drops ``Vary`` (see the module docstring)."""
+
+    def __init__(self, stats: Counter, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.stats = stats
+
+    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
+        response = super().build_response(req, resp)
+        response.headers.pop("Vary", None)
+        self.stats["requests"] += 1
+        if response.status_code == 304:
+            self.stats["not_modified"] += 1
+        return response
+
+
+@dataclass
+class _TokenState:
+    remaining: int | None = None
+    reset: float = 0.0
+
+
+class Client:
+    """A polite, cached JSON client for one forge (``dialect``) and one set of credentials."""
+
+    def __init__(self, dialect: Dialect, credentials: Credentials | None = None, *,
+                 cache_path: str | Path | None = None, cache_mode: CacheMode = "use",
+                 timeout: float = 30.0, max_retries: int = 5, backoff: float = 1.0,
+                 wait_on_rate_limit: bool = True, max_wait: float = 3600.0,
+                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
+        if cache_mode not in ("use", "offline", "off"):
+            raise ValueError(f"cache_mode must be 'use', 'offline' or 'off', not {cache_mode!r}")
+        if cache_mode != "off" and cache_path is None:
+            raise ValueError("cache_path is required unless cache_mode='off'")
+        self.dialect = dialect
+        self.credentials = credentials or Credentials()
+        self.cache_mode = cache_mode
+        self.timeout, self.max_retries, self.backoff = timeout, max_retries, backoff
+        self.wait_on_rate_limit, self.max_wait = wait_on_rate_limit, max_wait
+        self.clock, self.sleep = clock, sleep
+        self.stats: Counter = Counter()
+        self._tokens = [_TokenState() for _ in self.credentials.tokens]
+        self._next_token = 0
+        self.session = self._make_session(cache_path)
+
+    def _make_session(self, cache_path: str | Path | None) -> requests.Session:
+        if self.cache_mode == "off":
+            session = requests.Session()
+        else:
+            import requests_cache  # imported lazily: only cached clients need it
+
+            Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
+            session = requests_cache.CachedSession(
+                str(cache_path), backend="sqlite", expire_after=requests_cache.NEVER_EXPIRE,
+                allowable_codes=(200,), allowable_methods=("GET",), match_headers=False,
+                ignored_parameters=[*AUTH_HEADERS, *SECRET_PARAMS], filter_fn=self._cacheable,
+                stale_if_error=False)
+        adapter = _CountingAdapter(self.stats)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        session.headers["User-Agent"] = "revmine-miner"
+        if self.dialect == "github":
+            session.headers["Accept"] = "application/vnd.github+json"
+        return session
+
+    # --- body parsing -------------------------------------------------------------------------------
+    def _cacheable(self, response: requests.Response) -> bool:
+        """requests-cache filter: store (and keep) a response only if its body parses."""
+        if response.status_code != 200:
+            return False
+        try:
+            self._parse(response)
+        except MalformedResponse:
+            return False
+        return True
+
+    def _parse(self, response: requests.Response) -> Any:
+        """Decode a body once and remember the result on the response object."""
+        if hasattr(response, "_revmine_body"):
+            return response._revmine_body
+        url = response.url
+        ctype = response.headers.get("Content-Type", "")
+        text = response.content.decode("utf-8", errors="replace")
+        if response.headers.get("X-FYI-Content-Encoding", "").lower() == "base64":  # Gerrit file content
+            try:
+                body: Any = base64.b64decode(response.content, validate=True).decode("utf-8", "replace")
+            except (binascii.Error, ValueError):
+                raise MalformedResponse(url, "file content is not valid base64", response.status_code) from None
+        else:
+            if "html" in ctype or text.lstrip()[:1] == "<":
+                raise MalformedResponse(url, f"expected JSON, got an HTML page (Content-Type {ctype!r})",
+                                        response.status_code)
+            if self.dialect == "gerrit":
+                if not text.startswith(GERRIT_PREFIX):
+                    raise MalformedResponse(url, "Gerrit JSON body lacks the )]}' prefix", response.status_code)
+                text = text[len(GERRIT_PREFIX):]
+            try:
+                body = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise MalformedResponse(url, f"invalid or truncated JSON ({exc.msg} at char {exc.pos} "
+                                        f"of {len(text)})", response.status_code) from None
+        response._revmine_body = body  # type: ignore[attr-defined]
+        return body
+
+    # --- public API ---------------------------------------------------------------------------------
+    def get(self, url: str, params: dict[str, Any] | list[tuple[str, Any]] | None = None, *,
+            expect: type | None = None, revalidate: bool = False,
+            fresh_after: datetime | None = None) -> tuple[Any, requests.Response]:
+        """GET ``url`` and return (decoded body, response); ``expect`` checks the body's top-level type.
+
+        ``revalidate`` sends a conditional request for a cached URL; ``fresh_after`` does so only when
+        the stored response is older than that time (the change moved on since it was cached).
+        """
+        response = self._request(url, params, revalidate, fresh_after)
+        body = self._parse(response)
+        if expect is not None and not isinstance(body, expect):
+            self._evict(response)
+            raise MalformedResponse(response.url, f"expected a JSON {expect.__name__}, got "
+                                    f"{type(body).__name__}", response.status_code)
+        return body, response
+
+    def get_pages(self, url: str, params: dict[str, Any] | None = None, *,
+                  revalidate: bool = False, fresh_after: datetime | None = None):
+        """Yield the JSON lists of a paginated GitHub resource, following ``Link: rel="next"``."""
+        next_url: str | None = url
+        while next_url:
+            page, response = self.get(next_url, params, expect=list, revalidate=revalidate,
+                                      fresh_after=fresh_after)
+            yield page
+            next_url = response.links.get("next", {}).get("url")
+            params = None  # the next link carries the query
+
+    def evict(self, response: requests.Response) -> None:
+        """Forget a cached response a caller found unusable (so a re-run fetches it again)."""
+        self._evict(response)
+
+    def close(self) -> None:
+        self.session.close()
+
+    # --- internals ----------------------------------------------------------------------------------
+    def _evict(self, response: requests.Response) -> None:
+        key = getattr(response, "cache_key", None)
+        if key and hasattr(self.session, "cache"):
+            self.session.cache.delete(key)
+
+    def _auth(self) -> tuple[dict[str, str], Any, int | None]:
+        """Headers/auth for the next request, choosing a token with quota left (or waiting for one)."""
+        if self.credentials.user and self.credentials.password:
+            return {}, (self.credentials.user, self.credentials.password), None
+        if not self._tokens:
+            return {}, None, None
+        now = self.clock()
+        n = len(self._tokens)
+        for k in range(n):
+            i = (self._next_token + k) % n
+            state = self._tokens[i]
+            if state.remaining is None or state.remaining > 0 or state.reset <= now:
+                self._next_token = (i + 1) % n
+                return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
+        # every token is exhausted: wait for the earliest reset
+        i = min(range(n), key=lambda j: self._tokens[j].reset)
+        self._wait(self._tokens[i].reset - now, "<all tokens>")
+        self._tokens[i].remaining = None
+        return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
+
+    def _wait(self, seconds: float, url: str) -> None:
+        seconds = max(seconds, 0.0)
+        if not self.wait_on_rate_limit:
+            raise RateLimited(url, f"rate limited; quota resets in {seconds:.0f}s (wait_on_rate_limit is off)")
+        if seconds > self.max_wait:
+            raise RateLimited(url, f"rate limited for {seconds:.0f}s, more than max_wait={self.max_wait:.0f}s")
+        self.stats["rate_limit_waits"] += 1
+        self.stats["rate_limit_sleep_s"] += round(seconds)
+        self.sleep(seconds)
+
+    def _note_quota(self, token: int | None, response: requests.Response) -> None:
+        if token is None or getattr(response, "from_cache", False):
+            return
+        remaining = response.headers.get("X-RateLimit-Remaining")
+        reset = response.headers.get("X-RateLimit-Reset")
+        if remaining is not None and remaining.isdigit():
+            self._tokens[token].remaining = int(remaining)
+        if reset is not None and reset.isdigit():
+            self._tokens[token].reset = float(reset)
+
+    def _rate_limit_delay(self, response: requests.Response) -> float | None:
+        """Seconds to wait if ``response`` says we are rate limited, else None."""
+        headers = response.headers
+        limited = response.status_code == 429 or (
+            response.status_code == 403 and (headers.get("X-RateLimit-Remaining") == "0"
+                                             or "Retry-After" in headers))
+        if not limited:
+            return None
+        retry_after = headers.get("Retry-After", "")
+        if retry_after.isdigit():
+            return float(retry_after)
+        reset = headers.get("X-RateLimit-Reset", "")
+        if reset.isdigit():
+            return max(float(reset) - self.clock(), 0.0) + 1.0
+        return 60.0  # GitHub's advice for a secondary limit without headers
+
+    def _request(self, url: str, params: Any, revalidate: bool, fresh_after: datetime | None) -> requests.Response:
+        offline = self.cache_mode == "offline"
+        cached_ok = self.cache_mode != "off" and not revalidate and fresh_after is None
+        if self.cache_mode != "off" and fresh_after is not None and not offline:
+            hit = self.session.get(url, params=params, only_if_cached=True)
+            created = getattr(hit, "created_at", None)
+            if hit.status_code == 200 and created is not None and created.replace(
+                    tzinfo=created.tzinfo or timezone.utc) >= fresh_after:
+                self.stats["cache_hits"] += 1
+                return hit
+        attempts = 0
+        while True:
+            headers, auth, token = self._auth()
+            kwargs: dict[str, Any] = {"params": params, "headers": headers, "auth": auth, "timeout": self.timeout}
+            if self.cache_mode != "off":
+                kwargs["only_if_cached"] = offline
+                kwargs["refresh"] = not cached_ok and not offline
+            try:
+                response = self.session.get(url, **kwargs)
+            except (requests.Timeout, requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+                attempts += 1
+                if attempts > self.max_retries:
+                    raise RemoteError(url, f"gave up after {attempts} attempts: {type(exc).__name__}") from None
+                self._backoff(attempts)
+                continue
+            if getattr(response, "from_cache", False) and not getattr(response, "revalidated", False):
+                self.stats["cache_hits"] += 1
+            self._note_quota(token, response)
+            status = response.status_code
+            if status == 200:
+                return response
+            if offline and status == 504:
+                raise NotCached(url if params is None else response.url,
+                                "not in the cache (offline replay); run once online first", 504)
+            delay = self._rate_limit_delay(response)
+            if delay is not None:
+                if token is not None:
+                    self._tokens[token].remaining = 0
+                    self._tokens[token].reset = self.clock() + delay
+                    if any(t.remaining != 0 or t.reset <= self.clock() for t in self._tokens):
+                        continue  # another token still has quota
+                    self._tokens[token].remaining = None  # retried after the wait below
+                self._wait(delay, response.url)
+                continue
+            if status >= 500:
+                attempts += 1
+                if attempts > self.max_retries:
+                    raise RemoteError(response.url, f"HTTP {status} after {attempts} attempts", status)
+                self._backoff(attempts)
+                continue
+            raise RemoteError(response.url, f"HTTP {status} {response.reason or ''}".rstrip(), status)
+
+    def _backoff(self, attempt: int) -> None:
+        self.stats["retries"] += 1
+        self.sleep(min(self.backoff * 2 ** (attempt - 1), 60.0))

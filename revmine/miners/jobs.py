@@ -1,0 +1,323 @@
+"""Mining jobs: one or many projects, resumable after ``kill -9``, with a run manifest.
+
+Output directory layout::
+
+    OUT/rounds.parquet/<slug>-000000.parquet ...  parts in ROUNDS_SCHEMA, one per batch of changes
+    OUT/state/<slug>.json                         checkpoint: changes done, next part number, drops
+    OUT/manifest.json                             what was asked, fetched, counted, versions
+    OUT/repos/<slug>.git                          bare clones (contents come from git)
+    OUT/http_cache.sqlite                         response cache (no credentials in it)
+
+Why this is crash-safe: a part is written atomically (revmine.store) *before* the checkpoint that
+names its changes is written atomically. A kill between the two leaves a part whose number is not
+below the checkpoint's ``next_part``; it is deleted on resume and its changes are mined again, so the
+output never holds a change twice nor misses one. The time window of a run (``until`` defaults to
+the start of the first run) is stored in the checkpoint so a resumed run asks the same questions and
+replays them from the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import re
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+import pyarrow as pa
+from tqdm import tqdm
+
+from .. import __version__
+from ..errors import InputError
+from ..schema import ROUNDS_SCHEMA, schema_id
+from ..store import write_json, write_table
+from .git import GitRepo
+from .github import DEFAULT_API, GitHubMiner
+from .gerrit import GerritMiner
+from .http import CacheMode, Client, Credentials, RemoteError, credentials_from_env
+from .rounds import ContentReader, parse_time
+
+PARTS_DIR = "rounds.parquet"
+SECRET_KEYS = {"token", "tokens", "password", "secret", "authorization"}
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class ProjectSpec:
+    """One project to mine: what the user asked for (never holds a credential)."""
+
+    source: str  # "gerrit" | "github"
+    project: str  # Gerrit project name, or OWNER/NAME on GitHub
+    url: str | None = None  # Gerrit base URL
+    api_url: str = DEFAULT_API  # GitHub API base (Enterprise, tests)
+    since: datetime | None = None
+    until: datetime | None = None
+    clone_url: str | None = None  # default: derived from url / api_url
+
+    @property
+    def host(self) -> str:
+        from urllib.parse import urlsplit
+        return urlsplit(self.url or self.api_url).netloc
+
+    @property
+    def slug(self) -> str:
+        """A file-name-safe, unique name for checkpoint, parts and clone."""
+        ident = f"{self.source}:{self.host}:{self.project}"
+        readable = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{self.source}-{self.project}")[:60]
+        return f"{readable}-{hashlib.sha1(ident.encode()).hexdigest()[:8]}"
+
+    def asked(self) -> dict:
+        return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(self).items()}
+
+
+@dataclass
+class JobOptions:
+    """How to mine (shared by all projects of a job)."""
+
+    cache: Path | None = None  # default OUT/http_cache.sqlite
+    cache_mode: CacheMode = "use"
+    batch_size: int = 50  # changes per part / checkpoint
+    progress: bool = True
+    wait_on_rate_limit: bool = True
+    credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
+    client_options: dict[str, Any] = field(default_factory=dict)  # timeout, backoff, clock, sleep...
+    now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
+
+
+def _versions() -> dict[str, str]:
+    found = {"revmine": __version__, "python": platform.python_version(), "schema": schema_id(ROUNDS_SCHEMA)}
+    for pkg in ("requests", "requests-cache", "pyarrow", "tqdm"):
+        try:
+            found[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            found[pkg] = "missing"
+    git = subprocess.run(["git", "--version"], capture_output=True, text=True)
+    found["git"] = git.stdout.strip().removeprefix("git version ")
+    return found
+
+
+class _Checkpoint:
+    """The per-project state file, rewritten atomically after each part."""
+
+    def __init__(self, path: Path, spec: ProjectSpec, now: datetime):
+        self.path = path
+        if path.exists():
+            self.data = self._load(path, spec)
+        else:
+            self.data = {"version": 1, "asked": spec.asked(), "done": {}, "next_part": 0, "dropped": [],
+                         "http": {}, "content_fallbacks": 0, "finished": False,
+                         "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat()}
+
+    @staticmethod
+    def _load(path: Path, spec: ProjectSpec) -> dict:
+        import json
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(path, f"unreadable checkpoint: {exc}") from None
+        asked = data.get("asked", {})
+        for key in ("source", "project", "url", "api_url"):
+            if asked.get(key) != spec.asked()[key]:
+                raise InputError(path, f"checkpoint is for {asked.get(key)!r}, job asks for {spec.asked()[key]!r};"
+                                 " use another --out directory", field=key)
+        return data
+
+    def save(self) -> None:
+        write_json(self.path, self.data)
+
+
+def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
+    """Mine one project into ``out`` (resuming from its checkpoint) and return its summary."""
+    started = time.monotonic()
+    parts = out / PARTS_DIR
+    parts.mkdir(parents=True, exist_ok=True)
+    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now())
+    state = ckpt.data
+    for stale in parts.glob(f"*{spec.slug}-*"):  # parts a kill left beyond the checkpoint, temp files
+        seq = stale.name.removeprefix(f"{spec.slug}-").removesuffix(".parquet")
+        if stale.name.startswith(".") or not seq.isdigit() or int(seq) >= state["next_part"]:
+            stale.unlink()
+    dialect = "gerrit" if spec.source == "gerrit" else "github"
+    credentials = opts.credentials.get(spec.source) or credentials_from_env(dialect, spec.host)
+    client = Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
+                    cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, **opts.client_options)
+    since, until = parse_time(state["since"]), parse_time(state["until"])
+    if spec.source == "gerrit":
+        miner: GerritMiner | GitHubMiner = GerritMiner(client, spec.url or "", spec.project, since, until)
+    else:
+        miner = GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url)
+    repo = GitRepo(out / "repos" / f"{spec.slug}.git", spec.clone_url or miner.default_clone_url, miner.refspecs)
+    http_before = Counter(state["http"])
+    counts: Counter = Counter()
+    pending_rows: list[dict] = []
+    pending_done: dict[str, int] = {}
+    pending_drops: list[dict] = []
+
+    def flush() -> None:
+        if pending_rows:
+            table = pa.Table.from_pylist(pending_rows, schema=ROUNDS_SCHEMA)
+            write_table(table, parts / f"{spec.slug}-{state['next_part']:06d}.parquet", schema=ROUNDS_SCHEMA)
+            state["next_part"] += 1
+        state["done"].update(pending_done)
+        state["dropped"].extend(pending_drops)
+        state["http"] = dict(http_before + client.stats)
+        ckpt.save()
+        pending_rows.clear(), pending_done.clear(), pending_drops.clear()
+
+    try:
+        if opts.cache_mode != "offline" or not (repo.path / "HEAD").exists():
+            repo.sync()
+        with tqdm(desc=spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
+            for change in miner.list_changes():
+                key = miner.key(change)
+                counts["changes_listed"] += 1
+                bar.update()
+                if key in state["done"] or key in pending_done:
+                    counts["changes_skipped_done"] += 1
+                    continue
+                reader = ContentReader(repo, miner.fallback(change), fetch=opts.cache_mode != "offline")
+                try:
+                    rows = miner.rounds(change, reader, pending_drops)
+                except RemoteError as exc:
+                    if exc.status != 404:
+                        raise
+                    rows = []  # deleted between listing and fetching: record it, move on
+                    pending_drops.append({"round_id": None, "change": key, "path": None, "reason": str(exc)})
+                state["content_fallbacks"] += reader.fallbacks
+                counts["changes_mined"] += 1
+                pending_rows.extend(rows)
+                pending_done[key] = len(rows)
+                if len(pending_done) >= opts.batch_size:
+                    flush()
+        state["finished"] = True
+        flush()
+    finally:
+        repo.close()
+        client.close()
+    reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in state["dropped"])
+    return {
+        "asked": spec.asked(), "slug": spec.slug, "window": {"since": state["since"], "until": state["until"]},
+        "changes_listed_this_run": counts["changes_listed"], "changes_mined_this_run": counts["changes_mined"],
+        "changes_skipped_resume": counts["changes_skipped_done"], "changes_done": len(state["done"]),
+        "rows": sum(state["done"].values()), "parts": state["next_part"],
+        "dropped": state["dropped"], "dropped_by_reason": dict(reasons),
+        "http": state["http"], "http_this_run": dict(client.stats),
+        "content_fallbacks": state["content_fallbacks"], "seconds_this_run": round(time.monotonic() - started, 3),
+    }
+
+
+def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
+                 asked: dict | None = None) -> dict:
+    """Mine every project into ``out`` and write ``manifest.json``; returns the manifest."""
+    opts = options or JobOptions()
+    out = Path(out)
+    started = datetime.now(timezone.utc).isoformat()
+    projects = []
+    for spec in tqdm(specs, desc="projects", unit="project", disable=not opts.progress or len(specs) < 2):
+        projects.append(_mine_project(spec, out, opts))
+    totals = Counter()
+    for p in projects:
+        totals.update({"changes_done": p["changes_done"], "rows": p["rows"], "dropped": len(p["dropped"]),
+                       "content_fallbacks": p["content_fallbacks"], "http_requests": p["http"].get("requests", 0)})
+    manifest = {
+        "asked": asked or {"projects": [s.asked() for s in specs]},
+        "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size,
+                    "cache": str(opts.cache or out / "http_cache.sqlite")},
+        "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
+        "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
+    }
+    write_json(out / "manifest.json", manifest)
+    return manifest
+
+
+def _since_until(since: Any, until: Any) -> tuple[datetime | None, datetime | None]:
+    return parse_time(since, "since"), parse_time(until, "until")
+
+
+def mine_gerrit(url: str, project: str, out: str | Path, since: str | datetime | None = None,
+                until: str | datetime | None = None, *, clone_url: str | None = None,
+                options: JobOptions | None = None) -> dict:
+    """Mine one Gerrit project (``revmine mine gerrit``); returns the run manifest."""
+    s, u = _since_until(since, until)
+    return run_projects([ProjectSpec("gerrit", project, url=url.rstrip("/"), since=s, until=u,
+                                     clone_url=clone_url)], out, options)
+
+
+def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
+                api_url: str = DEFAULT_API, until: str | datetime | None = None, *,
+                clone_url: str | None = None, options: JobOptions | None = None) -> dict:
+    """Mine one GitHub repository (``revmine mine github``); returns the run manifest."""
+    s, u = _since_until(since, until)
+    return run_projects([ProjectSpec("github", repo, api_url=api_url.rstrip("/"), since=s, until=u,
+                                     clone_url=clone_url)], out, options)
+
+
+def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
+    """Read a job TOML: ``[job]`` (out, cache, cache_mode, batch_size) and ``[[projects]]`` tables."""
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(path, f"cannot read job file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, f"not valid TOML: {exc}") from None
+    job = doc.get("job", {})
+    entries = doc.get("projects")
+    if not isinstance(job, dict):
+        raise InputError(path, "must be a table", field="job")
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise InputError(path, "needs at least one [[projects]] table", field="projects")
+    specs = []
+    for i, entry in enumerate(entries):
+        where = f"projects[{i}]"
+        secret = SECRET_KEYS & {k.lower() for k in entry}
+        if secret:
+            raise InputError(path, "credentials do not belong in a job file; use GITHUB_TOKEN(S), "
+                             "GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS", field=f"{where}.{secret.pop()}")
+        source = entry.get("source")
+        try:
+            since, until = parse_time(entry.get("since"), f"{where}.since"), parse_time(entry.get("until"), f"{where}.until")
+        except InputError as exc:
+            raise InputError(path, str(exc).split(": ", 1)[1], field=exc.field) from None
+        if source == "gerrit":
+            if not isinstance(entry.get("url"), str) or not isinstance(entry.get("project"), str):
+                raise InputError(path, "a gerrit project needs url and project", field=where)
+            specs.append(ProjectSpec("gerrit", entry["project"], url=entry["url"].rstrip("/"), since=since,
+                                     until=until, clone_url=entry.get("clone_url")))
+        elif source == "github":
+            repo = entry.get("repo")
+            if not isinstance(repo, str) or repo.count("/") != 1:
+                raise InputError(path, "a github project needs repo = \"OWNER/NAME\"", field=f"{where}.repo")
+            specs.append(ProjectSpec("github", repo, api_url=str(entry.get("api_url", DEFAULT_API)).rstrip("/"),
+                                     since=since, until=until, clone_url=entry.get("clone_url")))
+        else:
+            raise InputError(path, f"source must be 'gerrit' or 'github', not {source!r}", field=f"{where}.source")
+    return specs, job
+
+
+def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: JobOptions | None = None) -> dict:
+    """Run a batch job (``revmine mine --job JOB.toml``); resumes from ``out``'s checkpoints."""
+    path = Path(job_toml_path)
+    specs, job = load_job(path)
+    base = path.resolve().parent
+    target = Path(out) if out is not None else (base / job["out"] if "out" in job else None)
+    if target is None:
+        raise InputError(path, "no output directory: give out= in [job] or --out", field="job.out")
+    opts = options or JobOptions()
+    if "cache" in job and opts.cache is None:
+        opts.cache = base / job["cache"]
+    if "cache_mode" in job:
+        opts.cache_mode = job["cache_mode"]
+    if "batch_size" in job:
+        if not isinstance(job["batch_size"], int) or job["batch_size"] < 1:
+            raise InputError(path, "must be a positive integer", field="job.batch_size")
+        opts.batch_size = job["batch_size"]
+    return run_projects(specs, target, opts, asked={"job": str(path), "projects": [s.asked() for s in specs]})

@@ -1,0 +1,139 @@
+"""What both miners share once the forge-specific part is done: turning a round into rows.
+
+A *round* is (revision submitted, revision after, the reviewer comments on the submitted revision).
+Each forge miner decides which rounds exist and converts its comments to :data:`COMMENT_TYPE` dicts;
+this module reads the file contents (git first, REST content endpoint as a counted fallback), works out
+added / deleted / renamed / modified files, and builds the ``ROUNDS_SCHEMA`` rows.
+
+``file_status`` values: ``modified``, ``added``, ``deleted``, ``renamed`` and ``unchanged`` (the file
+was commented on but the next revision did not change it; kept so the preprocess stage can count it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Callable
+
+from ..errors import InputError
+from .git import GitRepo
+
+#: Called with (commit, path) when git cannot reach a commit: the file's text, None if absent.
+Fallback = Callable[[str, str], "str | None"]
+
+
+class Dropped(Exception):
+    """A round (or one file of it) cannot be built; the reason is recorded in the manifest."""
+
+
+def is_java(path: str | None) -> bool:
+    return bool(path) and path.endswith(".java")
+
+
+def parse_time(value: Any, where: str = "time") -> datetime | None:
+    """Parse a forge or user timestamp to an aware UTC datetime (Gerrit has ns and no zone)."""
+    if value is None or isinstance(value, datetime):
+        return value if value is None or value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    if not isinstance(value, str):
+        raise InputError(None, f"expected a date string, got {type(value).__name__}", field=where)
+    text = value.strip().replace("Z", "+00:00")
+    if "." in text:  # Gerrit: nanoseconds; Python takes at most microseconds
+        head, frac = text.split(".", 1)
+        digits = "".join(ch for ch in frac if ch.isdigit())
+        text = f"{head}.{digits[:6]:0<6}{frac[len(digits):]}"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(None, f"not a date/time: {value!r} (use YYYY-MM-DD or ISO 8601)", field=where) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class Round:
+    """Round-level columns of ``ROUNDS_SCHEMA`` (one row per commented file repeats them)."""
+
+    source: str
+    host: str
+    project: str
+    change: str
+    change_key: str | None
+    round: int
+    revision_before: str
+    revision_after: str
+    owner: str | None
+    created: datetime | None
+    updated: datetime | None
+
+    @property
+    def round_id(self) -> str:
+        return f"{self.source}:{self.host}:{self.project}:{self.change}:{self.round}"
+
+
+class ContentReader:
+    """Reads file text at a commit from git, else through a REST fallback, counting fallbacks."""
+
+    def __init__(self, repo: GitRepo, fallback: Fallback | None = None, fetch: bool = True):
+        self.repo = repo
+        self.fallback = fallback
+        self.fetch = fetch  # off when replaying offline: no network, and a failed fetch costs ~50 ms
+        self.fallbacks = 0
+        self._present: dict[str, bool] = {}
+
+    def in_git(self, sha: str) -> bool:
+        """Whether git has ``sha`` (fetching it by sha once if the refs did not bring it)."""
+        if sha not in self._present:
+            self._present[sha] = self.repo.has_commit(sha) or (self.fetch and self.repo.fetch_commit(sha))
+        return self._present[sha]
+
+    def read(self, sha: str, path: str) -> str | None:
+        if self.in_git(sha):
+            return self.repo.read(sha, path)
+        if self.fallback is None:
+            raise Dropped(f"commit {sha} is not reachable (force-pushed or deleted)")
+        self.fallbacks += 1
+        return self.fallback(sha, path)
+
+
+def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader) -> dict:
+    """One ``ROUNDS_SCHEMA`` row: ``path`` at the submitted and the next revision, with its comments."""
+    before, after = rnd.revision_before, rnd.revision_after
+    text_before = content.read(before, path)
+    text_after = content.read(after, path)
+    path_after: str | None = path
+    if text_before is None and text_after is None:
+        raise Dropped(f"{path} exists in neither {before} nor {after}")
+    if text_before is None:
+        status = "added"
+    elif text_after is None:
+        moved = content.repo.renamed_to(before, after, path) if (
+            content.in_git(before) and content.in_git(after)) else None
+        if moved is not None:
+            status, path_after, text_after = "renamed", moved, content.read(after, moved)
+        else:
+            status, path_after = "deleted", None
+    else:
+        status = "unchanged" if text_before == text_after else "modified"
+    return {
+        "round_id": rnd.round_id, "source": rnd.source, "host": rnd.host, "project": rnd.project,
+        "change": rnd.change, "change_key": rnd.change_key, "round": rnd.round,
+        "revision_before": before, "revision_after": after, "owner": rnd.owner,
+        "created": rnd.created, "updated": rnd.updated,
+        "path_before": path, "path_after": path_after, "file_status": status,
+        "content_before": text_before, "content_after": text_after,
+        "comments": sorted(comments, key=lambda c: (c["created"] or datetime.min.replace(tzinfo=timezone.utc),
+                                                    c["id"])),
+    }
+
+
+def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: ContentReader,
+               drops: list[dict]) -> list[dict]:
+    """Rows of one round; a file or round that cannot be read is appended to ``drops`` with a reason."""
+    rows = []
+    for path in sorted(comments_by_path):
+        try:
+            rows.append(file_row(rnd, path, comments_by_path[path], content))
+        except Dropped as exc:
+            drops.append({"round_id": rnd.round_id, "path": path, "reason": str(exc)})
+    return rows

@@ -1,0 +1,448 @@
+"""A local forge for the miners' tests and benchmark: git repositories plus an HTTP server on 127.0.0.1
+answering like Gerrit (``/gerrit/...``) and GitHub (``/github/...``), with fault injection.
+
+GitHub objects are built from recorded real responses (``../shared/fixtures/github_api``) with only the
+fields that matter overridden, so their shape is the real one; Gerrit objects follow the REST docs
+(ChangeInfo/RevisionInfo/FileInfo/CommentInfo, bodies prefixed with ``)]}'``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+import re
+import subprocess
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import parse_qs, unquote, urlsplit
+
+GITHUB_API = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github_api"
+T0 = datetime(2023, 3, 1, 12, 0, tzinfo=timezone.utc)
+OWNER_ID, REVIEWER_ID = 1000, 2000
+
+
+def recorded(name: str) -> list[dict]:
+    """The exchanges of a recorded fixture file (11 lines each)."""
+    lines = (GITHUB_API / name).read_text(encoding="utf-8").split("\n")
+    out = []
+    for i in range(0, len(lines) - 10, 11):
+        out.append({"path": lines[i + 4], "status": int(lines[i + 7]),
+                    "headers": ast.literal_eval(lines[i + 8]), "body": json.loads(lines[i + 9] or "null")})
+    return out
+
+
+def _gerrit_time(t: datetime) -> str:
+    return t.strftime("%Y-%m-%d %H:%M:%S.%f") + "000"
+
+
+def _iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def java(name: str, version: int) -> str:
+    body = "\n".join(f"        int x{k} = {k * version};" for k in range(6))
+    return f"package demo;\n\npublic class {name} {{\n    void run() {{\n{body}\n    }}\n}}\n"
+
+
+# --- git ----------------------------------------------------------------------------------------------
+class RepoBuilder:
+    """Builds a bare repository with ``git fast-import`` (one process for all commits: fast)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
+        self.stream: list[bytes] = []
+        self.marks = 0
+        self.clock = 1_600_000_000
+
+    def commit(self, ref: str, files: dict[str, str | None], parent: int | None = None, msg: str = "c") -> int:
+        self.marks += 1
+        self.clock += 60
+        out = [f"commit {ref}\nmark :{self.marks}\ncommitter T <t@example.org> {self.clock} +0000\n".encode()]
+        out.append(f"data {len(msg)}\n{msg}\n".encode())
+        if parent is not None:
+            out.append(f"from :{parent}\n".encode())
+        for path, text in files.items():
+            if text is None:
+                out.append(f"D {path}\n".encode())
+            else:
+                data = text.encode()
+                out.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+        self.stream.append(b"".join(out))
+        return self.marks
+
+    def finish(self) -> dict[int, str]:
+        """Run the import; return mark -> sha."""
+        marks = self.path / "marks"
+        subprocess.run(["git", "-C", str(self.path), "fast-import", "--quiet", f"--export-marks={marks}"],
+                       input=b"".join(self.stream) + b"done\n", check=True)
+        result = {}
+        for line in marks.read_text().splitlines():
+            mark, sha = line.split()
+            result[int(mark[1:])] = sha
+        return result
+
+
+def ghost_sha(label: str) -> str:
+    """A commit id that no repository has (a force-pushed / vanished commit)."""
+    return hashlib.sha1(label.encode()).hexdigest()
+
+
+# --- the forge's data ---------------------------------------------------------------------------------
+@dataclass
+class Fault:
+    match: str  # substring of the request path (with query)
+    kind: str  # 429 | 429-reset | 403-ratelimit | 500 | timeout | truncated | html | noprefix | wrongtype | reset
+    times: int = 1
+    value: float = 1.0  # Retry-After seconds, or delay for timeout
+
+
+@dataclass
+class Forge:
+    root: Path
+    gerrit_changes: dict[int, dict] = field(default_factory=dict)
+    gerrit_comments: dict[int, dict] = field(default_factory=dict)
+    github_pulls: dict[int, dict] = field(default_factory=dict)
+    github_comments: dict[int, list] = field(default_factory=dict)
+    github_commits: dict[int, list] = field(default_factory=dict)
+    contents: dict[tuple[str, str], str] = field(default_factory=dict)  # REST fallback content
+    faults: list[Fault] = field(default_factory=list)
+    log: list[tuple[str, dict]] = field(default_factory=list)
+    hits: Counter = field(default_factory=Counter)
+    hooks: list[Callable[[str], None]] = field(default_factory=list)
+    delay: dict[str, float] = field(default_factory=dict)  # path substring -> seconds
+    expected: dict[str, int] = field(default_factory=dict)  # what a correct miner finds
+
+    @property
+    def gerrit_repo(self) -> Path:
+        return self.root / "gerrit.git"
+
+    @property
+    def github_repo(self) -> Path:
+        return self.root / "github.git"
+
+
+def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4) -> Forge:
+    """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``)."""
+    forge = Forge(root)
+    root.mkdir(parents=True, exist_ok=True)
+    _build_gerrit(forge, n_changes)
+    _build_github(forge, n_pulls)
+    return forge
+
+
+def _account(aid: int) -> dict:
+    name = "owner" if aid == OWNER_ID else "reviewer"
+    return {"_account_id": aid, "name": name.title(), "email": f"{name}@example.org", "username": name}
+
+
+def _build_gerrit(forge: Forge, n: int) -> None:
+    rb = RepoBuilder(forge.gerrit_repo)
+    files = {f"src/Foo{i}.java": java(f"Foo{i}", 1) for i in range(1, n + 1)}
+    root = rb.commit("refs/heads/master", {**files, "README.md": "demo\n"})
+    plan: dict[int, dict] = {}
+    for i in range(1, n + 1):
+        path = f"src/Foo{i}.java"
+        ps1 = rb.commit(f"refs/changes/{i % 100:02d}/{i}/1", {path: java(f"Foo{i}", 2), "README.md": f"c{i}\n"}, root)
+        if i % 6 == 2:  # renamed in patch set 2
+            ps2_files = {path: None, f"src/Renamed{i}.java": java(f"Foo{i}", 2)}
+        elif i % 6 == 3:  # deleted in patch set 2
+            ps2_files = {path: None}
+        else:
+            ps2_files = {path: java(f"Foo{i}", 3)}
+        ps2 = rb.commit(f"refs/changes/{i % 100:02d}/{i}/2", ps2_files, root)
+        plan[i] = {"ps": [ps1, ps2], "path": path}
+    shas = rb.finish()
+    rows = 0
+    for i, p in plan.items():
+        revs = [shas[m] for m in p["ps"]]
+        kind = i % 6
+        if kind == 4:
+            revs[1] = ghost_sha(f"gerrit-vanished-{i}")  # patch set 2 no longer exists anywhere
+        if kind == 5:
+            revs = revs[:1]  # a single patch set: no round
+        updated = T0 + timedelta(minutes=i)
+        change = {
+            "id": f"demo%2Fapp~master~I{i:040x}", "project": "demo/app", "branch": "master",
+            "change_id": f"I{i:040x}", "subject": f"Change {i}", "status": "NEW",
+            "created": _gerrit_time(T0), "updated": _gerrit_time(updated), "_number": i,
+            "owner": _account(OWNER_ID),
+            "revisions": {sha: {"kind": "REWORK", "_number": k + 1, "created": _gerrit_time(T0 + timedelta(seconds=k)),
+                                "uploader": _account(OWNER_ID), "ref": f"refs/changes/{i % 100:02d}/{i}/{k + 1}",
+                                "files": {p["path"]: {"lines_inserted": 6, "lines_deleted": 6}}}
+                          for k, sha in enumerate(revs)},
+        }
+        forge.gerrit_changes[i] = change
+        reviewer_on_ps1 = kind != 0  # kind 0: only the owner commented -> no round
+        comments = [
+            {"id": f"c{i}a", "patch_set": 1, "line": 5, "message": "Rename x1?", "updated": _gerrit_time(updated),
+             "author": _account(REVIEWER_ID if reviewer_on_ps1 else OWNER_ID), "unresolved": True,
+             "range": {"start_line": 5, "start_character": 8, "end_line": 6, "end_character": 20}},
+            {"id": f"c{i}b", "patch_set": 1, "line": 5, "in_reply_to": f"c{i}a", "message": "Done",
+             "updated": _gerrit_time(updated + timedelta(seconds=1)), "author": _account(OWNER_ID), "unresolved": False},
+            {"id": f"c{i}c", "patch_set": 2, "line": 2, "message": "LGTM", "updated": _gerrit_time(updated),
+             "author": _account(REVIEWER_ID)},
+        ]
+        forge.gerrit_comments[i] = {p["path"]: comments,
+                                    "README.md": [{"id": f"r{i}", "patch_set": 1, "line": 1, "message": "typo",
+                                                   "updated": _gerrit_time(updated), "author": _account(REVIEWER_ID)}]}
+        if kind in (1, 2, 3):
+            rows += 1
+        elif kind == 4:
+            forge.expected["gerrit_dropped"] = forge.expected.get("gerrit_dropped", 0) + 1
+    forge.expected["gerrit_rows"] = rows
+
+
+def _build_github(forge: Forge, n: int) -> None:
+    pull_t = recorded("Repository.testGetPulls.txt")[0]["body"][0]
+    comment_t = recorded("PullRequest.testGetReviewComments.txt")[0]["body"][0]
+    commit_t = recorded("PullRequest.testGetCommits.txt")[0]["body"][0]
+    rb = RepoBuilder(forge.github_repo)
+    base = {f"src/A{k}.java": java(f"A{k}", 1) for k in range(1, n + 1)}
+    base.update({f"src/B{k}.java": java(f"B{k}", 1) for k in range(1, n + 1)})
+    root = rb.commit("refs/heads/main", base)
+    plan = {}
+    for k in range(1, n + 1):
+        c1 = rb.commit(f"refs/pull/{k}/head", {f"src/A{k}.java": java(f"A{k}", 2), f"src/B{k}.java": java(f"B{k}", 2)}, root)
+        c2 = rb.commit(f"refs/pull/{k}/head", {f"src/A{k}.java": java(f"A{k}", 3)}, c1)
+        c3 = rb.commit(f"refs/pull/{k}/head", {"docs.md": f"pr {k}\n"}, c2)
+        plan[k] = (c1, c2, c3)
+    shas = rb.finish()
+    rows = 0
+    for k, marks in plan.items():
+        c1, c2, c3 = (shas[m] for m in marks)
+        updated = T0 + timedelta(hours=k)
+        pull = copy.deepcopy(pull_t)
+        pull.update({"number": k, "id": 9000 + k, "node_id": f"PR_node{k}", "state": "open", "title": f"PR {k}",
+                     "created_at": _iso(T0), "updated_at": _iso(updated),
+                     "user": {**pull_t["user"], "login": "owner"}})
+        pull["head"] = {**pull_t["head"], "sha": c3, "ref": f"pr{k}"}
+        forge.github_pulls[k] = pull
+        commits = []
+        for sha in (c1, c2, c3):
+            c = copy.deepcopy(commit_t)
+            c["sha"] = sha
+            commits.append(c)
+        forge.github_commits[k] = commits
+
+        def comment(cid: int, sha: str, path: str, login: str, line: int | None, reply: int | None = None,
+                    outdated: bool = False) -> dict:
+            c = copy.deepcopy(comment_t)
+            c.update({"id": cid, "node_id": f"PRRC_{cid}", "path": path, "commit_id": c3, "original_commit_id": sha,
+                      "user": {**comment_t["user"], "login": login}, "body": f"comment {cid}",
+                      "created_at": _iso(updated), "updated_at": _iso(updated), "original_line": line,
+                      "line": None if outdated else line, "position": None if outdated else 1,
+                      "original_start_line": None, "start_line": None, "side": "RIGHT",
+                      "author_association": "OWNER" if login == "owner" else "CONTRIBUTOR"})
+            if reply is not None:
+                c["in_reply_to_id"] = reply
+            return c
+
+        items = [comment(k * 100 + 1, c1, f"src/A{k}.java", "reviewer", 4),
+                 comment(k * 100 + 2, c1, f"src/A{k}.java", "owner", 4, reply=k * 100 + 1),
+                 comment(k * 100 + 3, c1, f"src/B{k}.java", "reviewer", 5),
+                 comment(k * 100 + 4, c3, "docs.md", "reviewer", 1)]
+        rows += 2
+        if k == 1:  # an outdated comment on a commit force-pushed away: read through the contents API
+            ghost = ghost_sha("github-force-pushed")
+            items.append(comment(k * 100 + 5, ghost, f"src/A{k}.java", "reviewer", 3, outdated=True))
+            forge.contents[(ghost, f"src/A{k}.java")] = java(f"A{k}", 9)
+            rows += 1
+        forge.github_comments[k] = items
+    forge.expected["github_rows"] = rows
+
+
+# --- HTTP ---------------------------------------------------------------------------------------------
+def _parse_gerrit_time(text: str) -> datetime:
+    return datetime.fromisoformat(text[:23]).replace(tzinfo=timezone.utc)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    forge: Forge
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        forge = self.forge
+        forge.log.append((self.path, dict(self.headers)))
+        for hook in list(forge.hooks):
+            hook(self.path)
+        for key, seconds in forge.delay.items():
+            if key in self.path:
+                time.sleep(seconds)
+        fault = next((f for f in forge.faults if f.match in self.path and f.times > 0), None)
+        if fault:
+            fault.times -= 1
+        parts = urlsplit(self.path)
+        path, query = unquote(parts.path), parse_qs(parts.query)
+        if path.startswith("/gerrit/"):
+            self._gerrit(path[len("/gerrit"):].removeprefix("/a"), query, fault)
+        elif path.startswith("/github/"):
+            self._github(path[len("/github"):], query, fault)
+        else:
+            self._send(404, b"not found", "text/plain")
+
+    # faults and framing
+    def _send(self, status: int, body: bytes, ctype: str = "application/json; charset=utf-8",
+              headers: dict[str, str] | None = None, fault: Fault | None = None) -> None:
+        kind = fault.kind if fault else None
+        if kind == "timeout":
+            time.sleep(fault.value)
+        if kind in ("429", "429-reset", "403-ratelimit", "500"):
+            status = 500 if kind == "500" else (403 if kind == "403-ratelimit" else 429)
+            headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time() + fault.value))} \
+                if kind != "500" else {}
+            if kind == "429":
+                headers = {"Retry-After": str(int(fault.value))}
+            body, ctype = b'{"message": "slow down"}', "application/json"
+        elif kind == "html":
+            body, ctype = b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"
+        elif kind == "truncated":
+            body = body[: len(body) // 2]
+        elif kind == "noprefix":
+            body = body.removeprefix(b")]}'\n")
+        elif kind == "wrongtype":
+            body = b")]}'\n" + b'{"oops": 1}' if body.startswith(b")]}'") else b'{"oops": 1}'
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        if kind == "reset":
+            self.send_header("Content-Length", str(len(body) + 100))
+            self.end_headers()
+            self.wfile.write(body[:10])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    # Gerrit
+    def _gerrit(self, path: str, query: dict, fault: Fault | None) -> None:
+        forge = self.forge
+        if path == "/changes/":
+            forge.hits["gerrit_list"] += 1
+            q = query.get("q", [""])[0]
+            project = re.search(r"project:(\S+)", q).group(1)
+            after = _parse_gerrit_time(re.search(r'after:"([^"]+)"', q).group(1))
+            before = _parse_gerrit_time(re.search(r'before:"([^"]+)"', q).group(1))
+            n, start = int(query.get("n", ["500"])[0]), int(query.get("S", ["0"])[0])
+
+            def ms(c: dict) -> datetime:
+                return _parse_gerrit_time(c["updated"])
+            found = sorted((c for c in forge.gerrit_changes.values()
+                            if c["project"] == project and after <= ms(c) <= before),
+                           key=lambda c: (c["updated"], c["_number"]), reverse=True)
+            page = [dict(c) for c in found[start:start + n]]
+            if start + n < len(found) and page:
+                page[-1]["_more_changes"] = True
+            return self._send(200, b")]}'\n" + json.dumps(page).encode(), fault=fault)
+        m = re.fullmatch(r"/changes/(.+?)~(\d+)/comments", path)
+        if m:
+            forge.hits["gerrit_comments"] += 1
+            data = forge.gerrit_comments.get(int(m.group(2)))
+            if data is None:
+                return self._send(404, b"Not found", "text/plain")
+            return self._send(200, b")]}'\n" + json.dumps(data).encode(), fault=fault)
+        m = re.fullmatch(r"/changes/(.+?)~(\d+)/revisions/([0-9a-f]+)/files/(.+)/content", path)
+        if m:
+            forge.hits["gerrit_content"] += 1
+            text = forge.contents.get((m.group(3), m.group(4)))
+            if text is None:
+                return self._send(404, b"Not found", "text/plain")
+            import base64
+            return self._send(200, base64.b64encode(text.encode()), "text/plain; charset=ISO-8859-1",
+                              {"X-FYI-Content-Encoding": "base64"}, fault)
+        self._send(404, b"Not found", "text/plain")
+
+    # GitHub
+    def _github(self, path: str, query: dict, fault: Fault | None) -> None:
+        forge = self.forge
+        per_page, page_no = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
+        items: list | dict | None = None
+        paged = True
+        if m := re.fullmatch(r"/repos/octo/demo/pulls", path):
+            forge.hits["github_pulls"] += 1
+            items = sorted(forge.github_pulls.values(), key=lambda p: (p["updated_at"], p["number"]), reverse=True)
+        elif m := re.fullmatch(r"/repos/octo/demo/pulls/(\d+)/comments", path):
+            forge.hits["github_comments"] += 1
+            items = forge.github_comments.get(int(m.group(1)))
+        elif m := re.fullmatch(r"/repos/octo/demo/pulls/(\d+)/commits", path):
+            forge.hits["github_commits"] += 1
+            items = forge.github_commits.get(int(m.group(1)))
+        elif m := re.fullmatch(r"/repos/octo/demo/contents/(.+)", path):
+            forge.hits["github_contents"] += 1
+            text = forge.contents.get((query.get("ref", [""])[0], m.group(1)))
+            if text is not None:
+                import base64
+                items = {"type": "file", "encoding": "base64", "path": m.group(1),
+                         "content": base64.encodebytes(text.encode()).decode()}
+            paged = False
+        if items is None:
+            return self._send(404, b'{"message": "Not Found"}')
+        headers = {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": str(max(0, 5000 - len(forge.log))),
+                   "X-RateLimit-Reset": str(int(time.time()) + 3600), "X-RateLimit-Resource": "core",
+                   "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding"}
+        if paged:
+            total = len(items)
+            items = items[(page_no - 1) * per_page: page_no * per_page]
+            if page_no * per_page < total:
+                host = self.headers.get("Host")
+                rest = "&".join(f"{k}={v[0]}" for k, v in query.items() if k != "page")
+                last = (total + per_page - 1) // per_page
+                headers["Link"] = (f'<http://{host}/github{path}?{rest}&page={page_no + 1}>; rel="next", '
+                                   f'<http://{host}/github{path}?{rest}&page={last}>; rel="last"')
+        body = json.dumps(items).encode()
+        etag = '"' + hashlib.sha1(body).hexdigest() + '"'
+        headers["ETag"] = etag
+        if self.headers.get("If-None-Match") == etag and not fault:
+            forge.hits["github_304"] += 1
+            self.send_response(304)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._send(200, body, headers=headers, fault=fault)
+
+
+class ForgeServer:
+    """Serves a :class:`Forge` on 127.0.0.1 in a thread (use as a context manager)."""
+
+    def __init__(self, forge: Forge):
+        handler = type("Handler", (_Handler,), {"forge": forge})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.forge = forge
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
+    def gerrit_url(self) -> str:
+        return f"{self.url}/gerrit"
+
+    @property
+    def github_api(self) -> str:
+        return f"{self.url}/github"
+
+    def __enter__(self) -> "ForgeServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

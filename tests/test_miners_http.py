@@ -1,0 +1,171 @@
+"""The shared HTTP client against the local forge: cache safety, rate limits, retries, bad bodies."""
+
+from __future__ import annotations
+
+import base64
+import time
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from miners_server import Fault, ForgeServer, build_forge  # noqa: E402
+
+from revmine.errors import InputError  # noqa: E402
+from revmine.miners.http import (Client, Credentials, MalformedResponse, NotCached, RateLimited,  # noqa: E402
+                                 credentials_from_env, redact_url)
+
+TOKEN_A, TOKEN_B = "ghp_SECRETaaaaaaaaaaaaaaaaaaaaaaaaaa", "ghp_SECRETbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    forge = build_forge(tmp_path_factory.mktemp("forge"), n_changes=6, n_pulls=3)
+    with ForgeServer(forge) as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def clean_faults(server):
+    server.forge.faults.clear()
+    server.forge.log.clear()
+    yield
+    server.forge.faults.clear()
+
+
+class FakeTime:
+    """Injectable clock and sleep: tests never really wait for a rate limit."""
+
+    def __init__(self):
+        self.now, self.slept = time.time(), []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+
+def client(tmp_path, dialect="github", tokens=(TOKEN_A,), fake=None, **kw) -> Client:
+    fake = fake or FakeTime()
+    return Client(dialect, Credentials(tokens=list(tokens)), cache_path=tmp_path / "cache.sqlite",
+                  clock=fake.clock, sleep=fake.sleep, timeout=kw.pop("timeout", 2.0), **kw)
+
+
+def test_token_sent_but_never_cached_and_replay_offline(server, tmp_path):
+    c = client(tmp_path)
+    url = f"{server.github_api}/repos/octo/demo/pulls/1/comments"
+    body, _ = c.get(url, expect=list)
+    assert server.forge.log[-1][1]["Authorization"] == f"Bearer {TOKEN_A}"
+    c.close()
+    raw = (tmp_path / "cache.sqlite").read_bytes()
+    for secret in (TOKEN_A, TOKEN_A[8:], base64.b64encode(TOKEN_A.encode()).decode()[:20]):
+        assert secret.encode() not in raw
+    assert b"Bearer" not in raw
+    # replay offline with another token: the server's "Vary: Authorization" must not defeat the cache
+    n = len(server.forge.log)
+    replay = client(tmp_path, tokens=(TOKEN_B,), cache_mode="offline")
+    assert replay.get(url, expect=list)[0] == body
+    assert len(server.forge.log) == n and replay.stats["requests"] == 0
+    with pytest.raises(NotCached, match="pulls/2/comments"):
+        replay.get(f"{server.github_api}/repos/octo/demo/pulls/2/comments")
+
+
+def test_gerrit_basic_auth_not_cached(server, tmp_path):
+    c = Client("gerrit", Credentials(user="bob", password="s3cretPassw0rd"), cache_path=tmp_path / "g.sqlite")
+    c.get(f"{server.gerrit_url}/a/changes/demo%2Fapp~1/comments", expect=dict)
+    assert server.forge.log[-1][1]["Authorization"].startswith("Basic ")
+    c.close()
+    raw = (tmp_path / "g.sqlite").read_bytes()
+    assert b"s3cretPassw0rd" not in raw and base64.b64encode(b"bob:s3cretPassw0rd") not in raw
+
+
+def test_etag_conditional_request_gives_304(server, tmp_path):
+    c = client(tmp_path)
+    url = f"{server.github_api}/repos/octo/demo/pulls"
+    first, _ = c.get(url, expect=list, revalidate=True)
+    again, _ = c.get(url, expect=list, revalidate=True)
+    assert again == first
+    assert c.stats["requests"] == 2 and c.stats["not_modified"] == 1
+    assert "If-None-Match" in server.forge.log[-1][1]
+
+
+@pytest.mark.parametrize("kind,expected_sleep", [("429", 7.0), ("429-reset", None), ("500", 1.0)])
+def test_rate_limit_and_5xx_sleep_then_succeed(server, tmp_path, kind, expected_sleep):
+    fake = FakeTime()
+    c = client(tmp_path, fake=fake)
+    server.forge.faults.append(Fault("pulls/2/commits", kind, value=7))
+    body, _ = c.get(f"{server.github_api}/repos/octo/demo/pulls/2/commits", expect=list)
+    assert len(body) == 3 and len(fake.slept) == 1
+    if expected_sleep is not None:
+        assert fake.slept[0] == expected_sleep
+    else:  # no Retry-After: sleep until X-RateLimit-Reset (relative to the injected clock)
+        assert fake.slept[0] > 0
+
+
+def test_rate_limit_fails_clearly_when_asked(server, tmp_path):
+    c = client(tmp_path, wait_on_rate_limit=False)
+    server.forge.faults.append(Fault("pulls/3/commits", "403-ratelimit", value=100))
+    with pytest.raises(RateLimited) as err:
+        c.get(f"{server.github_api}/repos/octo/demo/pulls/3/commits")
+    assert "pulls/3/commits" in str(err.value) and TOKEN_A not in str(err.value)
+
+
+def test_tokens_rotate_instead_of_sleeping(server, tmp_path):
+    fake = FakeTime()
+    c = client(tmp_path, tokens=(TOKEN_A, TOKEN_B), fake=fake)
+    server.forge.faults.append(Fault("pulls/1/commits", "403-ratelimit", value=500))
+    c.get(f"{server.github_api}/repos/octo/demo/pulls/1/commits", expect=list)
+    auths = [h.get("Authorization") for p, h in server.forge.log if "pulls/1/commits" in p]
+    assert auths == [f"Bearer {TOKEN_A}", f"Bearer {TOKEN_B}"] and fake.slept == []
+
+
+@pytest.mark.parametrize("kind", ["timeout", "reset"])
+def test_transport_errors_are_retried(server, tmp_path, kind):
+    fake = FakeTime()
+    c = client(tmp_path, fake=fake, timeout=0.3)
+    server.forge.faults.append(Fault("pulls/3/comments", kind, value=0.8))
+    assert c.get(f"{server.github_api}/repos/octo/demo/pulls/3/comments", expect=list)[0]
+    assert c.stats["retries"] == 1
+
+
+@pytest.mark.parametrize("dialect,path,kind,message", [
+    ("github", "/repos/octo/demo/pulls/1/comments", "truncated", "truncated JSON"),
+    ("github", "/repos/octo/demo/pulls/1/comments", "html", "HTML page"),
+    ("github", "/repos/octo/demo/pulls/1/comments", "wrongtype", "expected a JSON list"),
+    ("gerrit", "/changes/demo%2Fapp~1/comments", "noprefix", "prefix"),
+    ("gerrit", "/changes/demo%2Fapp~1/comments", "wrongtype", "expected a JSON list"),
+])
+def test_malformed_bodies_raise_with_url_and_are_not_cached(server, tmp_path, dialect, path, kind, message):
+    c = client(tmp_path, dialect=dialect, tokens=())
+    base = server.github_api if dialect == "github" else server.gerrit_url
+    server.forge.faults.append(Fault(path.split("/", 2)[2][:20], kind))
+    with pytest.raises(MalformedResponse, match=message) as err:
+        c.get(base + path, expect=list)
+    assert path.split("?")[0].replace("%2F", "/") in str(err.value).replace("%2F", "/")
+    before = c.stats["requests"]
+    body, _ = c.get(base + path)  # the bad answer was not cached: asked again, now fine
+    assert c.stats["requests"] == before + 1 and body
+
+
+def test_5xx_gives_up_after_max_retries(server, tmp_path):
+    c = client(tmp_path, max_retries=2)
+    server.forge.faults.append(Fault("pulls/2/comments", "500", times=5))
+    with pytest.raises(Exception, match=r"pulls/2/comments: HTTP 500 after 3 attempts"):
+        c.get(f"{server.github_api}/repos/octo/demo/pulls/2/comments")
+
+
+def test_credentials_from_env_and_file(tmp_path):
+    creds = credentials_from_env("github", env={"GITHUB_TOKENS": f"{TOKEN_A}, {TOKEN_B}"})
+    assert creds.tokens == [TOKEN_A, TOKEN_B] and TOKEN_A not in repr(creds)
+    g = credentials_from_env("gerrit", env={"GERRIT_USER": "u", "GERRIT_PASSWORD": "pw123456"})
+    assert g.user == "u" and "pw123456" not in repr(g)
+    f = tmp_path / "creds.toml"
+    f.write_text(f'[github."ghe.example.org"]\ntokens = ["{TOKEN_B}"]\n')
+    assert credentials_from_env("github", "ghe.example.org", env={"REVMINE_CREDENTIALS": str(f)}).tokens == [TOKEN_B]
+    f.write_text(f'[github]\ntokens = "{TOKEN_A}"\n')
+    with pytest.raises(InputError, match="github.tokens") as err:
+        credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
+    assert TOKEN_A not in str(err.value)
+    assert redact_url("https://u:p@h.org/x?access_token=abc&q=1") == "https://h.org/x?access_token=REDACTED&q=1"
