@@ -1,0 +1,314 @@
+"""METEOR, METEOR-NEXT parameter sets, and Log-MNEXT: one aligner, three published parameterisations.
+
+Definitions followed
+--------------------
+- ``Meteor`` — METEOR (Banerjee & Lavie 2005; Lavie & Agarwal 2007) exactly as ``nltk.translate.
+  meteor_score`` computes it: words aligned by the exact, Porter-stem and WordNet-synonym modules in turn;
+  Fmean = P·R / (α·P + (1-α)·R) with α=0.9; penalty = γ·(chunks/matches)^β with β=3, γ=0.5;
+  score = Fmean·(1 - penalty). Identical strings score below 1 (the penalty never vanishes).
+- ``MeteorNext`` — the METEOR-NEXT / METEOR 1.x weighting (Denkowski & Lavie 2010, 2014): matches are
+  weighted per module (exact, stem, synonym) in P and R, with the English parameters METEOR 1.5 ships for
+  its tasks (``edu.cmu.meteor.util.Constants``)::
+
+      task   alpha  beta  gamma  delta   w_exact w_stem w_syn (w_para)
+      rank   0.85   0.20  0.60   0.75    1.0     0.6    0.8   (0.6)   METEOR 1.5 default task
+      adq    0.75   1.40  0.45   0.70    1.0     1.0    0.6   (0.8)
+      hter   0.40   1.50  0.35   0.55    1.0     0.2    0.6   (0.8)
+
+  and METEOR 1.5's rule that a complete alignment in one chunk (hypothesis = reference) has no penalty.
+- ``LogMnext`` — Log-MNEXT (Dey, Vinayakarao, Gupta & Dechu 2022, "Evaluating Commit Message Generation:
+  To BLEU Or Not To BLEU?", ICSE NIER), from its replication package (CMGeval/Evaluating-CMG,
+  "The Log-MNEXT metric.py"): lower-casing, punctuation removal, α=0.85, β=2.35, γ=0.45, module weights
+  exact 1.0 / stem 0.8 / synonym 0.6, and no fragmentation penalty whenever every hypothesis and every
+  reference word is aligned (any order: a permutation of the reference scores 1).
+
+What differs from METEOR 1.5 (all variants)
+-------------------------------------------
+- Alignment is nltk's greedy one: per module, hypothesis words from last to first each take the
+  right-most unaligned reference word they match. METEOR 1.5 instead searches (beam 40) for the alignment
+  with the most matches, then the fewest chunks, then the smallest distortion, so on sentences with
+  repeated words it can find fewer chunks than we do.
+- No paraphrase module (METEOR's paraphrase tables are not available offline), so its weight is unused.
+- No function-word weighting: METEOR 1.5's δ splits words into content and function words using its
+  own word lists; we treat every word as a content word, where δ cancels out of P and R.
+- Tokens are whitespace-separated after optional case folding and punctuation removal (METEOR 1.5 uses
+  its own tokeniser and normaliser; nltk expects tokens and we give it ``str.split``).
+- Synonyms are looked up for the surface (case-folded) word. nltk >= 3.6.6 looks them up for the Porter
+  stem of words left over by the stem module (an artefact of how it passes lists between modules), so
+  nltk and ``Meteor`` differ only on pairs where a synonym match involves a word its stem changes.
+- Fragmentation divides chunks by the number of matches; METEOR 1.5 by the mean number of matched words
+  in hypothesis and reference, the same thing for one-word matches.
+
+Switches (Dey et al.'s factor study): case folding, punctuation removal (``none``, ``ascii`` or
+``cmg2022`` characters) and synonyms on/off are constructor arguments and appear in the signature.
+WordNet comes from ``wordnet.load_wordnet``; when it is missing the synonym module is skipped, a warning
+is emitted once, and the signature says ``syn:none`` (``syn:off`` when switched off on purpose).
+
+``alignment="cmg2022"`` reproduces what Dey et al.'s script computes rather than what their paper
+defines: in their copy of an old nltk the stem module does not remove the words it aligned (a filter that
+never matches), so the synonym module runs again over words already stem-matched. Synonym matches that
+repeat a stem pair are not weighted again but are still counted in ``matches`` and split chunks, and
+synonym matches that reuse a word count as extra matches. Used by the ``cmg2022`` profile only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Sequence
+
+import numpy as np
+from nltk.stem.porter import PorterStemmer
+
+from .base import Metric, check_lengths
+from .text import PUNCTUATION, normalise
+from .wordnet import load_wordnet
+
+Exemption = Literal["never", "identical", "complete"]
+Alignment = Literal["greedy", "cmg2022"]
+
+
+@dataclass(frozen=True)
+class MeteorParameters:
+    """α (precision/recall balance), β (penalty shape), γ (penalty weight), and module weights."""
+
+    alpha: float
+    beta: float
+    gamma: float
+    w_exact: float = 1.0
+    w_stem: float = 1.0
+    w_syn: float = 1.0
+
+
+NLTK_PARAMETERS = MeteorParameters(0.9, 3.0, 0.5)
+METEOR_NEXT_TASKS: dict[str, MeteorParameters] = {
+    "rank": MeteorParameters(0.85, 0.20, 0.60, 1.0, 0.6, 0.8),
+    "adq": MeteorParameters(0.75, 1.40, 0.45, 1.0, 1.0, 0.6),
+    "hter": MeteorParameters(0.40, 1.50, 0.35, 1.0, 0.2, 0.6),
+}
+LOG_MNEXT_PARAMETERS = MeteorParameters(0.85, 2.35, 0.45, 1.0, 0.8, 0.6)
+
+
+@dataclass(frozen=True)
+class Aligned:
+    """An alignment: (hyp index, ref index) pairs sorted by hypothesis index, and matches per module."""
+
+    pairs: list[tuple[int, int]]
+    exact: int
+    stem: int
+    syn: int
+
+
+_Item = tuple[int, str]  # (position in the sentence, word or stem)
+
+
+def _greedy(
+    hyp: list[_Item], ref: list[_Item], candidates: Callable[[str], Iterable[str]]
+) -> tuple[list[tuple[int, int]], list[_Item], list[_Item]]:
+    """One matching module: hypothesis words from last to first take the right-most free reference word
+    among their candidates (nltk's order, so results equal nltk's). Returns pairs and what is left."""
+    free: dict[str, list[int]] = defaultdict(list)
+    for k, (_, word) in enumerate(ref):
+        free[word].append(k)
+    pairs, used_h, used_r = [], set(), set()
+    for h in range(len(hyp) - 1, -1, -1):
+        best, best_word = -1, None
+        for word in candidates(hyp[h][1]):
+            slots = free.get(word)
+            if slots and slots[-1] > best:
+                best, best_word = slots[-1], word
+        if best_word is not None:
+            free[best_word].pop()
+            used_h.add(h)
+            used_r.add(best)
+            pairs.append((hyp[h][0], ref[best][0]))
+    return (
+        pairs,
+        [x for k, x in enumerate(hyp) if k not in used_h],
+        [x for k, x in enumerate(ref) if k not in used_r],
+    )
+
+
+def align(
+    hyp: Sequence[str],
+    ref: Sequence[str],
+    stem: Callable[[str], str],
+    synonyms: Callable[[str], frozenset[str]] | None,
+    alignment: Alignment = "greedy",
+) -> Aligned:
+    """Align tokens by exact, stem, then synonym matches (``synonyms=None`` skips the last module)."""
+    hyp_items, ref_items = list(enumerate(hyp)), list(enumerate(ref))
+    exact, hyp_left, ref_left = _greedy(hyp_items, ref_items, lambda w: (w,))
+    stemmed, hyp_stem_left, ref_stem_left = _greedy(
+        [(i, stem(w)) for i, w in hyp_left], [(j, stem(w)) for j, w in ref_left], lambda s: (s,)
+    )
+    syn: list[tuple[int, int]] = []
+    n_syn = 0
+    if synonyms is not None:
+        if alignment == "cmg2022":  # synonym module over everything the exact module left
+            syn_hyp, syn_ref = hyp_left, ref_left
+        else:
+            kept_h, kept_r = {i for i, _ in hyp_stem_left}, {j for j, _ in ref_stem_left}
+            syn_hyp = [x for x in hyp_left if x[0] in kept_h]
+            syn_ref = [x for x in ref_left if x[0] in kept_r]
+        syn, _, _ = _greedy(syn_hyp, syn_ref, lambda w: synonyms(w) | {w})
+        n_syn = len(set(syn) - set(stemmed))
+    pairs = sorted(exact + stemmed + syn, key=lambda p: p[0])  # stable, as nltk's sort
+    return Aligned(pairs, len(exact), len(stemmed), n_syn)
+
+
+def count_chunks(pairs: Sequence[tuple[int, int]]) -> int:
+    """Runs of pairs adjacent in both sentences, in hypothesis order (nltk's and METEOR's chunks)."""
+    if not pairs:
+        return 0
+    return 1 + sum(
+        1 for (h0, r0), (h1, r1) in zip(pairs, pairs[1:]) if not (h1 == h0 + 1 and r1 == r0 + 1)
+    )
+
+
+def meteor_from_alignment(
+    aligned: Aligned, hyp_len: int, ref_len: int, params: MeteorParameters, exemption: Exemption
+) -> float:
+    """Weighted Fmean times (1 - fragmentation penalty); 0 when nothing (weighted) matches."""
+    weighted = params.w_exact * aligned.exact + params.w_stem * aligned.stem + params.w_syn * aligned.syn
+    if not aligned.pairs or weighted == 0:
+        return 0.0
+    precision, recall = weighted / hyp_len, weighted / ref_len
+    fmean = precision * recall / (params.alpha * precision + (1 - params.alpha) * recall)
+    chunks = count_chunks(aligned.pairs)
+    matched = aligned.exact + aligned.stem + aligned.syn
+    complete = matched == hyp_len and matched == ref_len
+    if (exemption == "complete" and complete) or (exemption == "identical" and complete and chunks == 1):
+        return fmean
+    return fmean * (1 - params.gamma * (chunks / len(aligned.pairs)) ** params.beta)
+
+
+class Meteor(Metric):
+    """METEOR with nltk's parameters and alignment (see the module docstring for the definition)."""
+
+    name = "meteor"
+    #: Class defaults of the switches; a column gets a suffix for each switch set otherwise.
+    default_lowercase = True
+    default_punctuation = "none"
+
+    def __init__(
+        self,
+        *,
+        lowercase: bool | None = None,
+        punctuation: str | None = None,
+        synonyms: bool = True,
+        wordnet: str | Path | None = None,
+        parameters: MeteorParameters = NLTK_PARAMETERS,
+        exemption: Exemption = "never",
+        alignment: Alignment = "greedy",
+    ):
+        """``wordnet``: a WordNet dict directory, or ``"none"``; default: ``wordnet.load_wordnet``'s search."""
+        self.lowercase = self.default_lowercase if lowercase is None else lowercase
+        self.punctuation = self.default_punctuation if punctuation is None else punctuation
+        if self.punctuation not in PUNCTUATION:
+            raise ValueError(f"punctuation must be one of {sorted(PUNCTUATION)}, not {self.punctuation!r}")
+        if alignment not in ("greedy", "cmg2022"):
+            raise ValueError(f"alignment must be 'greedy' or 'cmg2022', not {alignment!r}")
+        self.parameters = parameters
+        self.exemption = exemption
+        self.alignment = alignment
+        self._stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+        if synonyms:
+            status = load_wordnet(wordnet)
+            self._syn_signature = status.signature
+            self._synonyms = _synonym_lookup(status.reader) if status.available else None
+        else:
+            self._syn_signature, self._synonyms = "off", None
+
+    @property
+    def synonyms_used(self) -> bool:
+        return self._synonyms is not None
+
+    @property
+    def column(self) -> str:
+        suffix = ""
+        if self.lowercase != self.default_lowercase:
+            suffix += "_lc" if self.lowercase else "_cased"
+        if self.punctuation != self.default_punctuation:
+            suffix += f"_punct{self.punctuation}" if self.punctuation != "none" else "_keeppunct"
+        if self._syn_signature == "off":
+            suffix += "_nosyn"
+        return self.name + suffix
+
+    def settings(self) -> dict[str, object]:
+        p = self.parameters
+        return {
+            "case": "lc" if self.lowercase else "mixed",
+            "punct": self.punctuation,
+            "tok": "space",
+            "alpha": p.alpha,
+            "beta": p.beta,
+            "gamma": p.gamma,
+            "w": f"{p.w_exact:g}/{p.w_stem:g}/{p.w_syn:g}",
+            "stem": "porter",
+            "syn": self._syn_signature,
+            "align": self.alignment,
+            "nopenalty": self.exemption,
+        }
+
+    def tokens(self, text: str) -> list[str]:
+        return normalise(text, self.lowercase, self.punctuation).split()
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        check_lengths(hypotheses, references)
+        out = np.empty(len(hypotheses), dtype=np.float64)
+        for k, (h, r) in enumerate(zip(hypotheses, references)):
+            hyp, ref = self.tokens(h), self.tokens(r)
+            aligned = align(hyp, ref, self._stem, self._synonyms, self.alignment)
+            out[k] = meteor_from_alignment(aligned, len(hyp), len(ref), self.parameters, self.exemption)
+        return out
+
+
+class MeteorNext(Meteor):
+    """METEOR with METEOR 1.5's English parameters for ``task`` (rank, adq, hter) and its no-penalty rule."""
+
+    name = "meteor_next"
+
+    def __init__(self, task: str = "rank", **switches: object):
+        if task not in METEOR_NEXT_TASKS:
+            raise ValueError(f"METEOR-NEXT task must be one of {sorted(METEOR_NEXT_TASKS)}, not {task!r}")
+        self.task = task
+        super().__init__(parameters=METEOR_NEXT_TASKS[task], exemption="identical", **switches)
+
+    @property
+    def column(self) -> str:
+        base = super().column
+        return base if self.task == "rank" else base.replace(self.name, f"{self.name}_{self.task}", 1)
+
+    def settings(self) -> dict[str, object]:
+        return {"task": self.task, **super().settings()}
+
+
+class LogMnext(Meteor):
+    """Log-MNEXT (Dey et al. 2022); ``alignment="cmg2022"`` with ``punctuation="cmg2022"`` is their script."""
+
+    name = "log_mnext"
+    default_punctuation = "ascii"
+
+    def __init__(self, *, alignment: Alignment = "greedy", **switches: object):
+        if alignment == "cmg2022":  # their script removes its own character set
+            self.default_punctuation = "cmg2022"
+        super().__init__(parameters=LOG_MNEXT_PARAMETERS, exemption="complete", alignment=alignment, **switches)
+
+    @property
+    def column(self) -> str:
+        return super().column + ("_cmg2022" if self.alignment == "cmg2022" else "")
+
+
+def _synonym_lookup(reader: object) -> Callable[[str], frozenset[str]]:
+    """Single-word lemma names of every synset of a word (nltk's rule: multi-word lemmas are skipped)."""
+
+    @lru_cache(maxsize=None)
+    def synonyms(word: str) -> frozenset[str]:
+        return frozenset(
+            lemma.name() for synset in reader.synsets(word) for lemma in synset.lemmas() if "_" not in lemma.name()
+        )
+
+    return synonyms
