@@ -43,7 +43,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
 def _run_score(args: argparse.Namespace) -> int:
     from .metrics.predictions import read_predictions
     from .metrics.profiles import PROFILES
-    from .metrics.registry import default_metrics, make_metrics
+    from .metrics.registry import default_metrics, make_metrics, split_specs
     from .metrics.score import score_predictions, summary_markdown, write_run
 
     preds = read_predictions(args.predictions, args.format, args.refs, args.beam,
@@ -52,7 +52,7 @@ def _run_score(args: argparse.Namespace) -> int:
     if profile is not None:
         metrics = profile.metrics()
     elif args.metrics:
-        metrics = make_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+        metrics = make_metrics(split_specs(args.metrics))
     else:
         metrics = default_metrics(args.kind)
     if args.plot and args.out is None:
@@ -107,24 +107,24 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
 def _run_agreement(args: argparse.Namespace) -> int:
     from .metrics.agreement import agreement, read_judgements
     from .metrics.profiles import PROFILES
-    from .metrics.registry import default_metrics, make_metrics
+    from .metrics.registry import default_metrics, make_metrics, split_specs
     from .schema import AGREEMENT_SCHEMA
     from .store import write_table
 
-    preds, refs, scores = read_judgements(args.judgements, args.pred_col, args.ref_col,
-                                          [c.strip() for c in args.score_cols.split(",") if c.strip()])
+    judged = read_judgements(args.judgements, args.pred_col, args.ref_col,
+                             [c.strip() for c in args.score_cols.split(",") if c.strip()])
     options: dict = {}
     if args.profile:
         if args.profile not in PROFILES:
             raise SystemExit(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
         profile = PROFILES[args.profile]
         metrics = profile.metrics()
-        options = profile.agreement_options
+        options = profile.agreement_options()
     elif args.metrics:
-        metrics = make_metrics([m.strip() for m in args.metrics.split(",") if m.strip()])
+        metrics = make_metrics(split_specs(args.metrics))
     else:
         metrics = default_metrics("nl")
-    table = agreement(preds, refs, scores, metrics, n_boot=args.bootstrap, seed=args.seed, **options)
+    table = agreement(judged.predictions, judged.references, judged.scores, metrics, n_boot=args.bootstrap, seed=args.seed, **options)
     if args.out is not None:
         write_table(table, args.out / "agreement.parquet" if args.out.suffix != ".parquet" else args.out,
                     AGREEMENT_SCHEMA)

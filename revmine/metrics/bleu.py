@@ -1,0 +1,535 @@
+"""BLEU (Papineni et al., ACL 2002) at sentence and corpus level, with every smoothing in use in the field.
+
+All values are on a 0..1 scale (sacrebleu reports 0..100; we divide by 100 so that every metric in the
+package shares one scale).
+
+``BLEU(smooth=...)`` offers two families of sentence-level smoothing, both from Chen & Cherry, "A
+Systematic Comparison of Smoothing Techniques for Sentence-Level BLEU" (WMT 2014):
+
+* sacrebleu's (2.x, ``sacrebleu.metrics.BLEU.compute_bleu``), matched to 1e-9:
+  ``none``; ``floor`` (Chen-Cherry method 1: a zero match count becomes ``value``, default 0.1);
+  ``add-k`` (method 2 generalised: ``value`` (default 1) added to matches and totals for n > 1);
+  ``exp`` (method 3, NIST/mteval-v13a geometric smoothing: the i-th order with no match counts
+  1/2^i), the default. Sentence scores use sacrebleu's *effective order* (orders the hypothesis is too
+  short to have are left out of the geometric mean) as ``sacrebleu.sentence_bleu`` does;
+  ``effective_order=False`` turns it off.
+* nltk's ``SmoothingFunction().method0..method7`` (``nltk.translate.bleu_score.sentence_bleu``, as in the
+  installed nltk 3.9/3.10), matched to 1e-9 with all of nltk's quirks: the n-gram total is
+  ``max(1, count)``; with ``nltk0`` (no smoothing) a zero precision becomes ``sys.float_info.min``, so
+  the score is about 1e-77 rather than 0; a hypothesis with no unigram match scores 0 before any
+  smoothing; ``nltk5`` (and ``nltk7``) always looks at the 5-gram precision for the last order, whatever
+  ``max_n``; ``nltk6`` is undefined (nltk raises an AssertionError) when no trigram matches, and we
+  return NaN there. Parameters as nltk's defaults: epsilon 0.1 (``nltk1``), k 5 (``nltk4``, ``nltk7``),
+  alpha 5 (``nltk6``), changed with ``value``. nltk changed method 2 in release 3.6 (nltk issue #2571):
+  before, it added 1 to the numerator and denominator of *every* order including unigrams; ``nltk2``
+  is the current behaviour, ``nltk2-legacy`` the old one (what papers computed with nltk <= 3.5).
+
+Tokenisation: ``tokenize="space"`` splits on whitespace exactly as ``str.split()`` (sacrebleu's
+``tokenize='none'``); ``tokenize="char"`` takes the raw string as a sequence of characters, spaces
+included, which is what ``nltk.sentence_bleu`` computes when handed strings instead of token lists.
+Tufano et al. (ICSE 2021) did exactly that: their published BLEU-4 box plots are ``BLEU(tokenize="char",
+smooth="nltk0")`` (best-of-k medians 0.8315/0.8860/0.8980/0.9145 on their 1-encoder predictions,
+k = 1/3/5/10), not token-level BLEU (0.728/0.801/0.817/0.841).
+
+Corpus BLEU (``corpus_score``) sums the statistics over the corpus, as ``sacrebleu.corpus_bleu`` (no
+effective order) for the sacrebleu family and ``nltk.corpus_bleu`` for the nltk family (including its use
+of the *last* sentence for the 5-gram precision of method 5 and the n-gram count of method 6).
+
+Natural-language variants used in commit-message and code-comment generation:
+
+* ``BLEUMoses`` — multi-bleu.perl (Moses): corpus-level, no smoothing, case as given, whitespace tokens;
+  a sentence score is multi-bleu.perl run on that one sentence (0 unless all four orders match).
+* ``BLEUCC`` — Chen-Cherry smoothing method 5 as nltk defines it (``nltk5``).
+* ``BLEUNorm`` — the smoothed sentence BLEU of CodeNN (Iyer et al. 2016) that CodeXGLUE ships as
+  ``smooth_bleu.py``/``evaluator.py`` (code-to-text): see its docstring for exactly what it does. It is
+  *not* nltk's method 2, legacy or not (different brevity penalty, tokenisation and short-sentence rule).
+
+Speed: sentences are scored in batches without Python loops over tokens. Tokens are mapped to dense
+integer ids with numpy (hash of the code points, verified against the token text, so ids are exact);
+each position's padded n-gram of the highest order is packed with its pair index into one int64 key;
+one sort per batch puts every n-gram of every order next to its equals (an order-n group is a run of
+keys sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over the
+groups, read off a running count. 11-17x sacrebleu's throughput on a busy 2-core machine
+(benchmarks/bench_code_metrics.py).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import xml.sax.saxutils
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from .base import Metric, check_lengths
+
+SACREBLEU_SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
+NLTK_SMOOTHING: dict[str, float | None] = {
+    "nltk0": None, "nltk1": 0.1, "nltk2": None, "nltk2-legacy": None, "nltk3": None,
+    "nltk4": 5.0, "nltk5": None, "nltk6": 5.0, "nltk7": 5.0,
+}
+SMOOTHING_METHODS = (*SACREBLEU_SMOOTHING, *NLTK_SMOOTHING)
+TOKENIZERS = ("space", "char")
+
+#: pairs scored together: small enough that every temporary array stays in cache, large enough that
+#: numpy's per-call overhead is negligible.
+_CHUNK = 1024
+
+
+# ---------------------------------------------------------------------------------------------------
+# Tokens to dense integer ids
+# ---------------------------------------------------------------------------------------------------
+
+#: the characters ``str.split()`` splits on (``str.isspace``), indexed by code point
+_WHITESPACE = np.zeros(0x110000, dtype=bool)
+_WHITESPACE[[c for c in range(0x3001) if chr(c).isspace()]] = True  # none lies above U+3000
+_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
+_SLOT_BITS = 20
+_POWERS = np.ones(1, dtype=np.uint64)  # _BASE ** i and its inverse ** i (mod 2**64), grown on demand
+_INVERSE_SLOT_BITS = 20
+_POWERS = np.ones(1, dtype=np.uint64)
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
+    global _POWERS, _INVERSE_POWERS
+    if n > len(_POWERS):
+        n = max(n, 2 * len(_POWERS))
+        tables = []
+        for base in (_BASE, pow(int(_BASE), -1, 2**64)):
+            factors = np.full(n, base, dtype=np.uint64)
+            factors[0] = 1
+            tables.append(np.cumprod(factors, dtype=np.uint64))  # wraps modulo 2**64
+        _POWERS, _INVERSE_POWERS = tables
+    return _POWERS, _INVERSE_POWERS
+
+
+def _codepoints(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _not_space(cp: np.ndarray) -> np.ndarray:
+    """``not str.isspace()`` per code point; compares for ASCII, the table only for the rare rest."""
+    word = cp > 32
+    odd = np.flatnonzero((cp < 32) | (cp > 127) if cp.max(initial=0) > 127 else cp < 32)
+    word[odd] = ~_WHITESPACE[cp[odd]]
+    return word
+
+
+def _dense(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ids 0..V-1 for distinct hash values, and for each position one position with the same hash.
+
+    A table indexed by 20 bits of the (re-mixed) hash does it in a few linear passes; if two distinct
+    hashes share a slot, sorting does it instead.
+    """
+    positions = np.arange(len(hashes))
+    slot = ((hashes * np.uint64(0xBF58476D1CE4E5B9)) >> np.uint64(64 - _SLOT_BITS)).astype(np.intp)
+    table = np.empty(1 << _SLOT_BITS, dtype=np.uint64)
+    table[slot] = hashes
+    if np.array_equal(table[slot], hashes):
+        owner = np.empty(1 << _SLOT_BITS, dtype=np.int64)
+        owner[slot] = positions
+        rep = owner[slot]
+        owner[slot[rep == positions]] = np.arange(int((rep == positions).sum()))
+        return owner[slot], rep
+    ordered = np.sort(hashes)
+    ids = np.searchsorted(ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])], hashes)
+    owner = np.empty(len(ids), dtype=np.int64)
+    owner[ids] = positions
+    return ids, owner[ids]
+
+
+def intern_tokens(strings: Sequence[str], tokenize: str = "space") -> tuple[np.ndarray, np.ndarray]:
+    """Dense int64 ids of the tokens of all ``strings`` (concatenated), and each string's token count.
+
+    Two tokens get the same id exactly when they are equal (within one call). ``space`` tokens are
+    ``str.split()``'s; ``char`` tokens are the characters. Done with numpy on the code points because a
+    Python loop over ~1M tokens costs more than all of BLEU's counting: a polynomial hash of each token
+    (prefix sums modulo 2**64), numbered by :func:`_dense`, then every token compared character by
+    character with one token of its id, so a hash collision can never merge two tokens (it falls back
+    to a dictionary).
+    """
+    if tokenize == "char":
+        counts = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        _, ids = np.unique(_codepoints("".join(strings)), return_inverse=True)
+        return ids.astype(np.int64, copy=False), counts
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    cp = _codepoints("\n".join(strings))
+    word = _not_space(cp)
+    edges = np.flatnonzero(np.diff(word, prepend=False, append=False))
+    starts, ends = edges[0::2], edges[1::2]
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64), np.zeros(len(strings), dtype=np.int64)
+    powers, inverse = _powers(len(cp) + 1)
+    prefix = np.zeros(len(cp) + 1, dtype=np.uint64)
+    np.cumsum(cp * powers[:len(cp)], out=prefix[1:])
+    token_len = ends - starts
+    hashes = (prefix[ends] - prefix[starts]) * inverse[starts] + token_len.astype(np.uint64)
+    ids, rep = _dense(hashes)
+    chars = np.flatnonzero(word)
+    if not (np.array_equal(token_len[rep], token_len)
+            and np.array_equal(cp[chars + np.repeat(starts[rep] - starts, token_len)], cp[chars])):
+        vocab: dict[str, int] = {}
+        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for s in strings for t in s.split()),
+                          dtype=np.int64, count=len(starts))
+    counts = np.diff(np.searchsorted(starts, np.concatenate([[0], np.cumsum(lengths + 1)])))
+    return ids.astype(np.int64, copy=False), counts
+
+
+# ---------------------------------------------------------------------------------------------------
+# Clipped n-gram matches
+# ---------------------------------------------------------------------------------------------------
+
+def distinct(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Index of each string in the list of distinct strings (references repeat k times in a beam)."""
+    seen: dict[str, int] = {}
+    index = np.fromiter((seen.setdefault(s, len(seen)) for s in strings), dtype=np.int64, count=len(strings))
+    return index, list(seen)
+
+
+def _ngram_codes(ids: np.ndarray, counts: np.ndarray, orders: int, bits: int, pad: int) -> np.ndarray:
+    """Each position's n-gram of the highest order packed into an int (tokens as id + 2, ``pad`` past
+    the end of its string), most significant first, so that sorting groups every lower order too."""
+    tokens = ids + 2
+    remaining = np.repeat(np.cumsum(counts), counts) - np.arange(len(ids))
+    padded = np.concatenate([tokens, np.zeros(orders, dtype=np.int64)])
+    code = tokens.copy()
+    for j in range(1, orders):
+        code <<= bits
+        code |= np.where(remaining > j, padded[j:j + len(tokens)], pad)
+    return code
+
+
+def _rows(index: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (in the flat token array of distinct strings) of each pair's tokens, and their counts."""
+    offsets = np.cumsum(counts) - counts
+    n = counts[index]
+    return np.repeat(offsets[index] - (np.cumsum(n) - n), n) + np.arange(int(n.sum())), n
+
+
+def _python_matches(hyp: list, ref: list, orders: int) -> list[int]:
+    """Clipped matches with Counters, for a pair whose vocabulary is too large to pack into int64 keys."""
+    out = []
+    for n in range(1, orders + 1):
+        h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
+        r = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
+        out.append(sum((h & r).values()))
+    return out
+
+
+def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize: str) -> np.ndarray:
+    """Rows ``[hyp_len, ref_len, matches_1..matches_orders]`` for a chunk of pairs."""
+    pairs = len(hyps)
+    hyp_index, hyp_strings = distinct(hyps)
+    ref_index, ref_strings = distinct(refs)
+    ids, counts = intern_tokens(hyp_strings + ref_strings, tokenize)
+    split = int(counts[:len(hyp_strings)].sum())
+    hyp_counts, ref_counts = counts[:len(hyp_strings)], counts[len(hyp_strings):]
+    out = np.zeros((pairs, orders + 2), dtype=np.int64)
+    out[:, 0], out[:, 1] = hyp_counts[hyp_index], ref_counts[ref_index]
+    if not len(ids):
+        return out
+    bits = int(ids.max() + 2).bit_length()  # pads 0 (hypothesis) and 1 (reference), tokens from 2
+    pair_shift = orders * bits + 1
+    if pair_shift + (pairs - 1).bit_length() > 63:
+        if pairs > 1:
+            half = pairs // 2
+            return np.concatenate([_chunk_stats(hyps[:half], refs[:half], orders, tokenize),
+                                   _chunk_stats(hyps[half:], refs[half:], orders, tokenize)])
+        cut = str.split if tokenize == "space" else list
+        out[0, 2:] = _python_matches(cut(hyps[0]), cut(refs[0]), orders)
+        return out
+    hyp_code = _ngram_codes(ids[:split], hyp_counts, orders, bits, pad=0)
+    ref_code = _ngram_codes(ids[split:], ref_counts, orders, bits, pad=1)
+    # Distinct pads for the two sides: an n-gram running past the end never matches the other side.
+    hyp_pos, hyp_n = _rows(hyp_index, hyp_counts)
+    ref_pos, ref_n = _rows(ref_index, ref_counts)
+    pair_ids = np.arange(pairs, dtype=np.int64)
+    keys = np.concatenate([
+        (np.repeat(pair_ids, hyp_n) << pair_shift) | (hyp_code[hyp_pos] << 1) | 1,
+        (np.repeat(pair_ids, ref_n) << pair_shift) | (ref_code[ref_pos] << 1),
+    ])
+    keys.sort()
+    total = len(keys)
+    # running (hypothesis - reference) count: a group's |hyp - ref| is the difference at its ends
+    balance = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum((keys & 1) * 2 - 1, out=balance[1:])
+    changed = keys[1:] ^ keys[:-1]
+    pair_bounds = np.concatenate([[0], np.cumsum(hyp_n + ref_n)])
+    for n in range(1, orders + 1):
+        bounds = np.concatenate([[0], np.flatnonzero(changed >> (1 + bits * (orders - n))) + 1, [total]])
+        gap = np.concatenate([[0], np.cumsum(np.abs(np.diff(balance[bounds])))])
+        at = np.searchsorted(bounds, pair_bounds)
+        out[:, n + 1] = (hyp_n + ref_n - (gap[at[1:]] - gap[at[:-1]])) // 2
+    return out
+
+
+def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders: int = 4,
+                    tokenize: str = "space") -> np.ndarray:
+    """Per pair ``[hyp_len, ref_len, matches_1, ..., matches_orders]`` (int64), the sufficient statistics
+    of BLEU with one reference; the n-gram totals follow from the lengths."""
+    check_lengths(hypotheses, references)
+    if tokenize not in TOKENIZERS:
+        raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+    if not len(hypotheses):
+        return np.zeros((0, orders + 2), dtype=np.int64)
+    return np.concatenate([
+        _chunk_stats(hypotheses[i:i + _CHUNK], references[i:i + _CHUNK], orders, tokenize)
+        for i in range(0, len(hypotheses), _CHUNK)])
+
+
+def _totals(hyp_len: np.ndarray, orders: int) -> np.ndarray:
+    return np.maximum(hyp_len[:, None] - np.arange(orders)[None, :], 0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scores from statistics
+# ---------------------------------------------------------------------------------------------------
+
+def _sacrebleu_formula(correct: np.ndarray, total: np.ndarray, sys_len: np.ndarray, ref_len: np.ndarray,
+                       method: str, value: float | None, effective_order: bool) -> np.ndarray:
+    """``sacrebleu.metrics.BLEU.compute_bleu`` row by row (0..1 instead of 0..100)."""
+    rows, orders = correct.shape
+    correct, total = correct.astype(np.float64), total.astype(np.float64)
+    any_match = correct.any(axis=1)
+    if method == "add-k":
+        correct[:, 1:] += value
+        total[:, 1:] += value
+    alive = np.cumprod(total > 0, axis=1).astype(bool)  # sacrebleu stops at the first order with no n-gram
+    zero = (correct == 0) & alive
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(alive, 100.0 * correct / total, 0.0)
+        if method == "exp":
+            precision = np.where(zero, 100.0 / (2.0 ** np.cumsum(zero, axis=1) * total), precision)
+        elif method == "floor":
+            precision = np.where(zero, 100.0 * value / total, precision)
+        log_p = np.where(precision > 0, np.log(np.where(precision > 0, precision, 1.0)), -9999999999.0)
+        bp = np.where(sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.maximum(sys_len, 1)), 0.0),
+                      1.0)
+    eff = alive.sum(axis=1) if effective_order else np.full(rows, orders)
+    used = np.arange(orders)[None, :] < eff[:, None]
+    mean_log = np.where(used, log_p, 0.0).sum(axis=1) / np.maximum(eff, 1)
+    return np.where(any_match, bp * np.exp(mean_log) / 100.0, 0.0)
+
+
+def _nltk_formula(matches: np.ndarray, denominators: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray,
+                  fifth: np.ndarray, last_hyp_len: np.ndarray, method: str, value: float | None,
+                  max_n: int) -> np.ndarray:
+    """``nltk.translate.bleu_score.corpus_bleu`` row by row, for one smoothing method.
+
+    ``matches``/``denominators`` have ``max_n`` columns (denominators are nltk's ``max(1, count)``);
+    ``fifth`` is the 5-gram precision method 5 reads and ``last_hyp_len`` the hypothesis length method 6
+    reads (for a sentence, its own; for a corpus, the last sentence's, as nltk does).
+    """
+    m = matches[:, :max_n].astype(np.float64)
+    den = denominators[:, :max_n].astype(np.float64)
+    hyp_len, ref_len = hyp_len.astype(np.float64), ref_len.astype(np.float64)
+    zero = m == 0
+    p = m / den
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if method == "nltk0":
+            p = np.where(zero, sys.float_info.min, p)
+        elif method == "nltk1":
+            p = np.where(zero, value / den, p)
+        elif method in ("nltk2", "nltk2-legacy"):
+            first = 0 if method == "nltk2-legacy" else 1
+            p[:, first:] = (m[:, first:] + 1) / (den[:, first:] + 1)
+        elif method == "nltk3":
+            p = np.where(zero, 1 / (2.0 ** np.cumsum(zero, axis=1) * den), p)
+        if method in ("nltk4", "nltk7"):
+            smoothed = zero & (hyp_len > 1)[:, None]
+            numerator = 1 / (2.0 ** np.cumsum(smoothed, axis=1) * value / np.log(hyp_len)[:, None])
+            p = np.where(smoothed, numerator / den, p)
+        if method in ("nltk5", "nltk7"):
+            original = np.concatenate([p, fifth[:, None]], axis=1)
+            previous = p[:, 0] + 1
+            for i in range(max_n):
+                previous = p[:, i] = (previous + original[:, i] + original[:, i + 1]) / 3
+        if method == "nltk6":
+            undefined = m[:, 2] == 0
+            for i in range(2, max_n):
+                prior = np.where(p[:, i - 2] == 0, 0.0, p[:, i - 1] ** 2 / p[:, i - 2])
+                count = np.maximum(last_hyp_len - i, 0)
+                p[:, i] = (m[:, i] + value * prior) / (count + value)
+        log_p = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), 0.0)  # nltk skips p == 0
+        bp = np.where(hyp_len > ref_len, 1.0, np.where(hyp_len == 0, 0.0, np.exp(1 - ref_len / hyp_len)))
+    score = bp * np.exp((log_p * (1 / max_n)).sum(axis=1))  # nltk's weights are 1/max_n
+    score = np.where(m[:, 0] == 0, 0.0, score)
+    if method == "nltk6":
+        score = np.where(undefined & (m[:, 0] > 0), np.nan, score)
+    return score
+
+
+class BLEU(Metric):
+    """Sentence BLEU over ``max_n`` orders (uniform weights) with one smoothing method; see the module doc.
+
+    Columns: ``bleu4`` for the defaults (space tokens, ``exp`` smoothing, effective order), and one
+    suffix per setting changed: ``bleu4_char_none``, ``bleu4_nltk2_legacy``, ``bleu4_floor0.2``,
+    ``bleu4_none_noeff``, ``bleu4_lc``.
+    """
+
+    name = "bleu"
+
+    def __init__(self, max_n: int = 4, smooth: str = "exp", value: float | None = None,
+                 tokenize: str = "space", lowercase: bool = False, effective_order: bool = True) -> None:
+        if smooth not in SMOOTHING_METHODS:
+            raise ValueError(f"smooth must be one of {SMOOTHING_METHODS}, not {smooth!r}")
+        if tokenize not in TOKENIZERS:
+            raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+        if max_n < 1 or (smooth == "nltk6" and max_n < 3):
+            raise ValueError(f"max_n={max_n} is too small for smoothing {smooth!r}")
+        defaults = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}
+        if value is not None and defaults[smooth] is None:
+            raise ValueError(f"smoothing {smooth!r} takes no value")
+        self.max_n, self.smooth, self.tokenize, self.lowercase = max_n, smooth, tokenize, lowercase
+        self.value = float(defaults[smooth]) if value is None and defaults[smooth] is not None else value
+        self.effective_order = effective_order
+        self._nltk = smooth in NLTK_SMOOTHING
+        if self._nltk and not effective_order:
+            raise ValueError("effective_order applies to sacrebleu's smoothing methods only")
+
+    def settings(self) -> dict[str, object]:
+        smooth = self.smooth if self.value is None else f"{self.smooth}[{self.value:g}]"
+        out: dict[str, object] = {"tok": self.tokenize, "case": "lc" if self.lowercase else "mixed",
+                                  "smooth": smooth}
+        if not self._nltk:
+            out["eff"] = self.effective_order
+        out["n"] = self.max_n
+        return out
+
+    def _variant(self) -> list[str]:
+        """Column suffixes for the tokenisation and case settings that differ from the defaults."""
+        return (["char"] if self.tokenize == "char" else []) + (["lc"] if self.lowercase else [])
+
+    @property
+    def column(self) -> str:
+        parts = [f"bleu{self.max_n}", *self._variant()]
+        default_value = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}[self.smooth]
+        if self.smooth != "exp":
+            parts.append(self.smooth.replace("-", "_"))
+        if self.value is not None and self.value != default_value:
+            parts[-1] += f"{self.value:g}"
+        if not self.effective_order:
+            parts.append("noeff")
+        return "_".join(parts)
+
+    def _statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        check_lengths(hypotheses, references)
+        if self.lowercase:
+            hypotheses, references = [h.lower() for h in hypotheses], [r.lower() for r in references]
+        orders = max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
+        return bleu_statistics(hypotheses, references, orders, self.tokenize)
+
+    def _score(self, stats: np.ndarray, totals: np.ndarray, denominators: np.ndarray, last: np.ndarray,
+               corpus: bool) -> np.ndarray:
+        hyp_len, ref_len, matches = stats[:, 0], stats[:, 1], stats[:, 2:]
+        if not self._nltk:
+            return _sacrebleu_formula(matches, totals, hyp_len, ref_len, self.smooth, self.value,
+                                      self.effective_order and not corpus)
+        fifth = last[:, 6] / np.maximum(last[:, 0] - 4, 1) if matches.shape[1] >= 5 else np.zeros(len(stats))
+        return _nltk_formula(matches, denominators, hyp_len, ref_len, fifth, last[:, 0], self.smooth,
+                             self.value, self.max_n)
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        stats = self._statistics(hypotheses, references)
+        totals = _totals(stats[:, 0], stats.shape[1] - 2)
+        return self._score(stats, totals, np.maximum(totals, 1), stats, corpus=False)
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
+        """sacrebleu's ``corpus_bleu`` (tokenize='none', no effective order) or nltk's ``corpus_bleu``."""
+        if not len(hypotheses):
+            return float("nan")
+        stats = self._statistics(hypotheses, references)
+        totals = _totals(stats[:, 0], stats.shape[1] - 2)
+        summed = stats.sum(axis=0, keepdims=True)
+        return float(self._score(summed, totals.sum(axis=0, keepdims=True),
+                                 np.maximum(totals, 1).sum(axis=0, keepdims=True), stats[-1:], corpus=True)[0])
+
+
+class BLEUMoses(BLEU):
+    """multi-bleu.perl (Moses): no smoothing, no effective order, case as given (``-lc`` is ``lowercase``)."""
+
+    name = "bleu_moses"
+
+    def __init__(self, tokenize: str = "space", lowercase: bool = False) -> None:
+        super().__init__(max_n=4, smooth="none", tokenize=tokenize, lowercase=lowercase, effective_order=False)
+
+    @property
+    def column(self) -> str:
+        return "_".join([self.name, *self._variant()])
+
+
+class BLEUCC(BLEU):
+    """BLEU-CC: Chen & Cherry (2014) smoothing method 5 as nltk implements it (``BLEU(smooth="nltk5")``)."""
+
+    name = "bleu_cc"
+
+    def __init__(self, tokenize: str = "space", lowercase: bool = False) -> None:
+        super().__init__(max_n=4, smooth="nltk5", tokenize=tokenize, lowercase=lowercase)
+
+    @property
+    def column(self) -> str:
+        return "_".join([self.name, *self._variant()])
+
+
+# mteval-v11a.pl's normalisation, as CodeNN's bleu.py and CodeXGLUE's smooth_bleu.py carry it
+_MTEVAL_STRIP = [(re.compile(r"<skipped>"), ""), (re.compile(r"-\n"), ""), (re.compile(r"\n"), " ")]
+_MTEVAL_TOKENS = [
+    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),  # punctuation (not the apostrophe)
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # ... unless followed by a digit
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash after a digit
+]
+_WORDS_AND_PUNCTUATION = re.compile(r"[\w]+|[^\s\w]")
+
+
+def codexglue_tokens(text: str) -> str:
+    """CodeXGLUE's preprocessing for BLEU-Norm, as a space-joined token string.
+
+    ``splitPuncts(text.strip().lower())`` (runs of word characters and single other characters), then
+    mteval-v11a's ``normalize``: drop ``<skipped>``, join lines, unescape ``&amp; &lt; &gt; &quot;``,
+    lower-case, split off punctuation, and split on whitespace.
+    """
+    s = " ".join(_WORDS_AND_PUNCTUATION.findall(text.strip().lower()))
+    for pattern, replacement in _MTEVAL_STRIP:
+        s = pattern.sub(replacement, s)
+    s = f" {xml.sax.saxutils.unescape(s, {'&quot;': chr(34)})} ".lower()
+    for pattern, replacement in _MTEVAL_TOKENS:
+        s = pattern.sub(replacement, s)
+    return " ".join(s.split())
+
+
+class BLEUNorm(Metric):
+    """BLEU-Norm: the smoothed sentence BLEU of CodeNN (Iyer et al., ACL 2016) as CodeXGLUE's code-to-text
+    evaluator computes it (``bleu(refs, candidate)``; reported figure = mean over sentences x 100).
+
+    Exactly: tokens from :func:`codexglue_tokens` on both sides; up to 4-grams, clipped matches
+    ``c_n`` and hypothesis n-gram counts ``g_n = max(len - n + 1, 0)``;
+    ``log BLEU = 1/4 * sum_n [log(c_n + a_n + tiny) - log(g_n + a_n + tiny)] + min(0, 1 - (r + 1) / (h + 1))``
+    with ``a_1 = 0``, ``a_n = 1`` for n > 1 (Lin & Och 2004's add-one, unigrams excluded), ``tiny =
+    sys.float_info.min``, ``h``/``r`` the hypothesis/reference lengths (the reference length is the shortest
+    reference's; we take one reference). Note the +1 in the brevity penalty, and that orders longer than
+    the hypothesis count as precision 1 (0+1)/(0+1). ``corpus_score`` is the mean sentence score, as
+    CodeXGLUE reports it.
+    """
+
+    name = "bleu_norm"
+    column = "bleu_norm"
+
+    def settings(self) -> dict[str, object]:
+        return {"tok": "codexglue", "case": "lc", "smooth": "add1-n>1", "bp": "+1", "n": 4}
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        check_lengths(hypotheses, references)
+        stats = bleu_statistics([codexglue_tokens(h) for h in hypotheses],
+                                [codexglue_tokens(r) for r in references], 4, "space")
+        hyp_len, ref_len = stats[:, 0].astype(np.float64), stats[:, 1].astype(np.float64)
+        add = np.array([0.0, 1.0, 1.0, 1.0])
+        tiny = sys.float_info.min
+        log_bleu = (np.log(stats[:, 2:] + add + tiny) - np.log(_totals(stats[:, 0], 4) + add + tiny)).sum(1) / 4
+        return np.exp(log_bleu + np.minimum(0.0, 1 - (ref_len + 1) / (hyp_len + 1)))
+
+
+__all__ = ["BLEU", "BLEUMoses", "BLEUCC", "BLEUNorm", "bleu_statistics", "intern_tokens", "distinct", "codexglue_tokens",
+           "SMOOTHING_METHODS", "TOKENIZERS"]
