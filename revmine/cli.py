@@ -141,11 +141,94 @@ def _run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_mine(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("mine", help="mine review rounds from Gerrit or GitHub into rounds.parquet",
+                       description="Mine review rounds (discussion over REST, file contents from a local git "
+                                   "clone). Resumable: re-run the same command to continue a stopped job. "
+                                   "Tokens come from GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or the "
+                                   "file named by REVMINE_CREDENTIALS, never from the command line.")
+    p.add_argument("--job", type=Path, help="batch job file (TOML) listing many projects")
+    p.add_argument("--out", type=Path, help="output directory (for --job: overrides the job's out)")
+    _mining_options(p)
+    platforms = p.add_subparsers(dest="platform")
+    gerrit = platforms.add_parser("gerrit", help="one Gerrit project")
+    gerrit.add_argument("--url", required=True, help="Gerrit base URL, e.g. https://review.example.org")
+    gerrit.add_argument("--project", required=True)
+    github = platforms.add_parser("github", help="one GitHub repository")
+    github.add_argument("--repo", required=True, help="OWNER/NAME")
+    github.add_argument("--api-url", default="https://api.github.com", help="API base (GitHub Enterprise, tests)")
+    for q in (gerrit, github):
+        q.add_argument("--since", help="only changes updated on or after this date (YYYY-MM-DD)")
+        q.add_argument("--until", help="only changes updated before this date")
+        q.add_argument("--clone-url", help="where to clone the repository from (default: derived from the URL)")
+        q.add_argument("--out", type=Path, required=True, help="output directory")
+        _mining_options(q)
+    p.set_defaults(func=_run_mine)
+
+
+def _mining_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache", type=Path, default=argparse.SUPPRESS,
+                   help="HTTP cache file (default OUT/http_cache.sqlite)")
+    p.add_argument("--offline", action="store_true", default=argparse.SUPPRESS,
+                   help="replay from the cache only; a request not in it is an error")
+    p.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS, help="do not cache responses")
+    p.add_argument("--no-wait", action="store_true", default=argparse.SUPPRESS,
+                   help="fail instead of sleeping when a rate limit is hit")
+
+
+def _run_mine(args: argparse.Namespace) -> int:
+    from .miners import JobOptions, mine_gerrit, mine_github, run_job
+
+    opt = vars(args)
+    options = JobOptions(cache=opt.get("cache"), progress=sys.stderr.isatty(),
+                         cache_mode="offline" if opt.get("offline") else "off" if opt.get("no_cache") else "use",
+                         wait_on_rate_limit=not opt.get("no_wait"))
+    if args.job is not None:
+        if args.platform:
+            raise SystemExit("give either --job or a platform (gerrit/github), not both")
+        manifest = run_job(args.job, args.out, options)
+    elif args.platform == "gerrit":
+        manifest = mine_gerrit(args.url, args.project, args.out, args.since, args.until,
+                               clone_url=args.clone_url, options=options)
+    elif args.platform == "github":
+        manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
+                               clone_url=args.clone_url, options=options)
+    else:
+        raise SystemExit("revmine mine: give --job JOB.toml, or `gerrit ...` or `github ...`")
+    json.dump(manifest, sys.stdout, indent=2, default=str)
+    print()
+    return 0
+
+
+def _add_preprocess(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("preprocess", help="review rounds -> candidate triplets and pairs",
+                       description="Extract Java methods (Lizard), link comments to methods, abstract code and "
+                                   "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
+                                   "dropped.parquet (every dropped input with its reason).")
+    p.add_argument("--rounds", type=Path, required=True, help="rounds.parquet (file or directory of parts)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--idioms", type=Path, help="idiom list, one per line (default: the 2021 dataset's)")
+    p.add_argument("--batch-size", type=int, default=64, help="rounds per batch (memory bound)")
+    p.add_argument("--max-file-bytes", type=int, default=1_000_000, help="larger files are dropped")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per file")
+    p.set_defaults(func=_run_preprocess)
+
+
+def _run_preprocess(args: argparse.Namespace) -> int:
+    from .preprocess.candidates import preprocess
+
+    counts = preprocess(args.rounds, args.out, idioms=args.idioms, batch_size=args.batch_size,
+                        max_file_bytes=args.max_file_bytes, timeout=args.timeout, progress=sys.stderr.isatty())
+    json.dump(counts, sys.stdout, indent=2, default=str)
+    print()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_score, _add_profiles, _add_agreement):
+    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement):
         add(sub)
     return parser
 

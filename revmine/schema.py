@@ -61,6 +61,136 @@ ROUNDS_SCHEMA = _versioned(ROUNDS_NAME, ROUNDS_VERSION, [
 ])
 
 
+
+# --- preprocess stage: candidates.parquet and dropped.parquet ------------------------------------------
+class DropReason:
+    """Values of ``dropped.parquet``'s ``reason``: why an input (file, comment, method) made no candidate.
+
+    One vocabulary for the whole stage, so a run can be audited by counting rows per reason.
+    """
+
+    BAD_ENCODING = "bad_encoding"  # a field or file content is not valid UTF-8
+    FILE_TOO_LARGE = "file_too_large"  # content over the stage's byte limit (generated code)
+    TOO_DEEP = "too_deep"  # brackets nested deeper than the limit (parsers would recurse too deep)
+    TIMEOUT = "timeout"  # the file took longer than the per-file time budget
+    UNPARSEABLE = "unparseable"  # unbalanced brackets: no reliable method boundaries
+    NO_CONTENT_BEFORE = "no_content_before"  # comments on a file absent from the revision submitted
+    FILE_COMMENT = "file_comment"  # comment on the file, not on lines
+    WRONG_SIDE = "wrong_side"  # comment on the base (PARENT/LEFT), not on the revision submitted
+    LINE_OUT_OF_RANGE = "line_out_of_range"  # comment lines outside the file, or an inverted range
+    OUTSIDE_METHOD = "outside_method"  # comment on lines of no method (fields, imports, Javadoc)
+    PARTLY_OUTSIDE_METHOD = "partly_outside_method"  # range starts or ends outside its one method
+    SPANS_METHODS = "spans_methods"  # range touches more than one method
+    METHOD_DELETED = "method_deleted"  # the method has no counterpart in the next revision
+    ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
+
+    ALL = frozenset(v for k, v in vars().items() if k.isupper())
+
+
+CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 1
+
+#: Provenance shared by candidate and dropped rows: back to the round, the file and the comment.
+_PROVENANCE_FIELDS: list[pa.Field] = [
+    pa.field("round_id", pa.string(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("project", pa.string(), nullable=False),
+    pa.field("change", pa.string(), nullable=False),
+    pa.field("round", pa.int32(), nullable=False),
+    pa.field("path", pa.string()),  # the file as submitted (path_before; path_after when there is none)
+    pa.field("comment_id", pa.string()),
+    pa.field("comment_author", pa.string()),
+    pa.field("comment_is_owner", pa.bool_()),
+    pa.field("comment_in_reply_to", pa.string()),
+    pa.field("comment_start_line", pa.int32()),  # the comment's line range on the revision submitted
+    pa.field("comment_end_line", pa.int32()),
+]
+
+#: One row per linked (comment, method) ("triplet") and per method changed in the round ("pair").
+#: Lines are 1-based and inclusive, those of the method text (m_s in the submitted file, m_r in the next).
+CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
+    pa.field("kind", pa.string(), nullable=False),  # "triplet" | "pair"
+    *_PROVENANCE_FIELDS,
+    pa.field("path_after", pa.string()),
+    pa.field("method_name", pa.string(), nullable=False),
+    pa.field("signature", pa.string(), nullable=False),  # name(parameters) in the submitted revision
+    pa.field("signature_after", pa.string(), nullable=False),
+    pa.field("match_rule", pa.string(), nullable=False),  # "signature" | "name" | "rename"
+    pa.field("start_line_before", pa.int32(), nullable=False),
+    pa.field("end_line_before", pa.int32(), nullable=False),
+    pa.field("start_line_after", pa.int32(), nullable=False),
+    pa.field("end_line_after", pa.int32(), nullable=False),
+    pa.field("changed", pa.bool_(), nullable=False),  # m_s != m_r (always true for pairs)
+    pa.field("m_s", pa.large_string(), nullable=False),
+    pa.field("m_r", pa.large_string(), nullable=False),
+    pa.field("comment", pa.string()),  # raw reviewer comment (None for pairs)
+    pa.field("m_s_abstract", pa.large_string(), nullable=False),
+    pa.field("m_r_abstract", pa.large_string(), nullable=False),
+    pa.field("comment_abstract", pa.string()),
+    pa.field("abstraction_map", pa.large_string(), nullable=False),  # JSON object: original -> id
+])
+
+DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 1
+
+#: Every input of the preprocess stage that made no candidate, with the reason (``DropReason``).
+DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
+    pa.field("kind", pa.string(), nullable=False),  # what was dropped: "file" | "comment" | "method"
+    pa.field("reason", pa.string(), nullable=False),
+    pa.field("detail", pa.string()),  # human-readable: which side, which field, the limit hit
+    *_PROVENANCE_FIELDS,
+    pa.field("method_name", pa.string()),  # for comments linked to a dropped method, and methods
+    pa.field("signature", pa.string()),
+    pa.field("start_line_before", pa.int32()),
+    pa.field("end_line_before", pa.int32()),
+])
+
+# --- filters and dataset stages: kept.parquet, dropped.parquet, filter_report.parquet, splits ------------
+#: The stable id (a hash of the provenance, :func:`revmine.filters.dataset.stable_id`) and the near-duplicate
+#: cluster (the id of the cluster's smallest member) lead every row of these stages, then the candidate.
+_DATASET_KEY_FIELDS: list[pa.Field] = [
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("cluster_id", pa.string(), nullable=False),
+]
+
+FILTERED_NAME, FILTERED_VERSION = "filtered", 1
+
+#: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
+FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
+
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 1
+
+#: A candidate removed by a dataset filter or by the split, with the filter's name and why.
+FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, [
+    pa.field("filter", pa.string(), nullable=False),
+    pa.field("detail", pa.string()),  # e.g. the ids introduced, the length, the id of the duplicate kept
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("cluster_id", pa.string()),  # known for the near-duplicate filters only
+    *CANDIDATES_SCHEMA,
+])
+
+FILTER_REPORT_NAME, FILTER_REPORT_VERSION = "filter_report", 1
+
+#: The "Filters" table in long form: one row per (kind, filter step, source); source "all" is the total.
+#: Step 0 is the ``input``; ``remaining`` is what is left after the step, in the order filters run.
+FILTER_REPORT_SCHEMA = _versioned(FILTER_REPORT_NAME, FILTER_REPORT_VERSION, [
+    pa.field("kind", pa.string(), nullable=False),  # "triplet" | "pair"
+    pa.field("step", pa.int32(), nullable=False),
+    pa.field("filter", pa.string(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("removed", pa.int64(), nullable=False),
+    pa.field("remaining", pa.int64(), nullable=False),
+    pa.field("ran", pa.bool_(), nullable=False),  # False: the filter was skipped (or had no row to look at)
+])
+
+DATASET_NAME, DATASET_VERSION = "dataset", 1
+
+#: One example of a split (``train.parquet``, ``eval.parquet``, ``test.parquet``, and the export).
+DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),  # "train" | "eval" | "test"
+    pa.field("cluster_id", pa.string(), nullable=False),
+    *CANDIDATES_SCHEMA,
+])
+
 # --- metrics stage -------------------------------------------------------------------------------------
 #: Base columns of a score row; every metric then adds one float64 column named after the metric.
 SCORE_BASE_FIELDS: list[pa.Field] = [

@@ -1,0 +1,1 @@
+"""Preprocessing: Java methods, src2abs-exact abstraction, and reviewer comments."""

@@ -1,0 +1,359 @@
+"""The preprocess stage: review rounds -> candidate triplets and pairs (``revmine preprocess``).
+
+Reads ``rounds.parquet`` (:data:`~revmine.schema.ROUNDS_SCHEMA`, one row per round and Java file) in
+batches and streams ``candidates.parquet`` and ``dropped.parquet`` out, so memory is bounded by the batch
+size, not the input. Per file:
+
+1. Contents are normalised as CodeNet did before anything else: UTF-8 (undecodable bytes drop the file),
+   byte-order mark removed, ``\\r\\n`` and ``\\r`` turned into ``\\n``.
+2. Limits keep pathological inputs bounded: a byte limit per content (generated files), a bracket nesting
+   limit (Lizard and javalang recurse on nesting), and a per-file time budget checked inside Lizard's
+   token stream and between abstractions. A file that hits one is dropped with that reason.
+3. Methods are extracted and matched before/after (:mod:`.methods`); comments are linked (:mod:`.linking`).
+4. A *triplet* is written for every linked comment whose method still exists after the round (also when
+   the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
+   text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
+   the pair's map (:func:`.comments.clean_comment`).
+
+Every input that made no candidate is a row of ``dropped.parquet`` with a :class:`DropReason`: a failed
+file gives a ``file`` row and one ``comment`` row per comment on it, so comments can be counted alone.
+Methods added in the revision have no m_s and are neither candidates nor dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason, schema_id
+from ..store import AtomicParquetWriter
+from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
+from .comments import clean_comment
+from .linking import comment_lines, link_comment
+from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
+
+__all__ = ["Limits", "MethodCache", "normalise_source", "preprocess", "process_file"]
+
+CANDIDATES_FILE = "candidates.parquet"
+DROPPED_FILE = "dropped.parquet"
+
+_TEXT_COLUMNS = ("round_id", "source", "project", "change", "path_before", "path_after")
+_CONTENT_COLUMNS = ("content_before", "content_after")
+_COLUMNS = (*_TEXT_COLUMNS, "round", *_CONTENT_COLUMNS, "comments")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one file's work: bytes per content, seconds per file, bracket nesting depth."""
+
+    max_file_bytes: int = 1_000_000
+    timeout: float = 10.0
+    max_depth: int = MAX_DEPTH
+
+
+def normalise_source(data: bytes) -> str:
+    """Decode a file as CodeNet normalised it: UTF-8, no byte-order mark, Unix line endings."""
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterable[str] | None = None,
+               batch_size: int = 64, max_file_bytes: int = Limits.max_file_bytes,
+               timeout: float = Limits.timeout, max_depth: int = MAX_DEPTH, progress: bool = False) -> dict[str, Any]:
+    """Turn ``rounds`` into ``OUT/candidates.parquet`` and ``OUT/dropped.parquet``; return the counts.
+
+    ``idioms``: a path to an idiom list, the idioms themselves, or None for the 2021 dataset's list.
+    """
+    rounds, out = Path(rounds), Path(out)
+    source = _open_rounds(rounds)
+    idiom_set = _idioms(idioms)
+    limits = Limits(max_file_bytes, timeout, max_depth)
+    cache = MethodCache()
+    counts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    with AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
+            AtomicParquetWriter(out / DROPPED_FILE, DROPPED_SCHEMA) as drops, \
+            tqdm(total=source.metadata.num_rows, unit="file", disable=not progress) as bar:
+        for batch in source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS)):
+            kept: list[dict[str, Any]] = []
+            dropped: list[dict[str, Any]] = []
+            for row in _rows(batch):
+                row_kept, row_dropped = process_file(row, idiom_set, limits, cache)
+                kept += row_kept
+                dropped += row_dropped
+            counts["files"] += batch.num_rows
+            counts.update(r["kind"] for r in kept)
+            counts["dropped_comments"] += sum(r["kind"] == "comment" for r in dropped)
+            reasons.update(r["reason"] for r in dropped)
+            if kept:
+                cands.write(pa.Table.from_pylist(kept, schema=CANDIDATES_SCHEMA))
+            if dropped:
+                drops.write(pa.Table.from_pylist(dropped, schema=DROPPED_SCHEMA))
+            bar.update(batch.num_rows)
+    return {
+        "files": counts["files"],
+        "comments": counts["triplet"] + counts["dropped_comments"],  # every comment is a triplet or a dropped row
+        "triplets": counts["triplet"],
+        "pairs": counts["pair"],
+        "dropped": sum(reasons.values()),
+        "dropped_by_reason": dict(sorted(reasons.items())),
+        "candidates_path": str(out / CANDIDATES_FILE),
+        "dropped_path": str(out / DROPPED_FILE),
+    }
+
+
+def _open_rounds(path: Path) -> pq.ParquetFile:
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    try:
+        source = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    expected = f"{ROUNDS_NAME}/{ROUNDS_VERSION}"
+    found = schema_id(source.schema_arrow)
+    if found is not None and found != expected:
+        raise InputError(path, f"expected a {expected} file, found {found}")
+    for name in _COLUMNS:
+        if name not in source.schema_arrow.names:
+            raise InputError(path, "missing column of the rounds schema", field=name)
+    return source
+
+
+def _idioms(idioms: str | Path | Iterable[str] | None) -> frozenset[str]:
+    if idioms is None:
+        return default_idioms()
+    if isinstance(idioms, (str, Path)):
+        return load_idioms(str(idioms))
+    return frozenset(idioms)
+
+
+def _rows(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
+    """The batch's rows with text columns as raw bytes: decoding is per row, so bad bytes drop one row."""
+    columns = {name: batch.column(name).cast(pa.large_binary()).to_pylist() for name in (*_TEXT_COLUMNS,
+                                                                                          *_CONTENT_COLUMNS)}
+    rounds = batch.column("round").to_pylist()
+    comments = batch.column("comments")
+    for i in range(batch.num_rows):
+        row = {name: values[i] for name, values in columns.items()}
+        row["round"] = rounds[i]
+        try:
+            row["comments"] = comments[i].as_py()
+        except UnicodeDecodeError as exc:
+            row["comments"], row["undecodable"] = None, _undecodable("comments", exc)
+        yield row
+
+
+def _undecodable(field: str, error: UnicodeDecodeError) -> str:
+    return f"{field}: invalid UTF-8 at byte {error.start}"
+
+
+class MethodCache:
+    """The methods of recently seen sources: a round's revised file is usually the next round's submitted one,
+    and Lizard is most of the stage's time."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self._entries: OrderedDict[tuple[str, int], list[Method]] = OrderedDict()
+
+    def methods(self, source: str, deadline: float, max_depth: int) -> list[Method]:
+        key = (source, max_depth)
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        methods = self._entries[key] = extract_methods(source, deadline, max_depth)
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return methods
+
+
+def process_file(row: dict[str, Any], idioms: frozenset[str], limits: Limits,
+                 cache: MethodCache | None = None) -> tuple[list[dict], list[dict]]:
+    """Candidates and dropped rows of one rounds row (text columns as UTF-8 bytes, as :func:`_rows` gives)."""
+    return _File(row, idioms, limits, cache or MethodCache(0)).run()
+
+
+class _File:
+    """The work on one (round, file) row; collects candidate and dropped rows in input order."""
+
+    def __init__(self, row: dict[str, Any], idioms: frozenset[str], limits: Limits, cache: MethodCache):
+        self.row, self.idioms, self.limits, self.cache = row, idioms, limits, cache
+        self.bad: str | None = row.get("undecodable")
+        text = {name: self._text(name) for name in _TEXT_COLUMNS}
+        self.provenance = {
+            "round_id": text["round_id"], "source": text["source"], "project": text["project"],
+            "change": text["change"], "round": row["round"], "path": text["path_before"] or text["path_after"],
+        }
+        self.path_after = text["path_after"]
+        self.comments: list[dict[str, Any]] = row["comments"] or []
+        self.kept: list[dict[str, Any]] = []
+        self.dropped: list[dict[str, Any]] = []
+
+    def _text(self, name: str) -> str | None:
+        """A text column, decoded; undecodable bytes are remembered (the row is dropped) and replaced."""
+        value = self.row[name]
+        if value is None:
+            return None
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.bad = self.bad or _undecodable(name, exc)
+            return value.decode("utf-8", errors="replace")
+
+    def run(self) -> tuple[list[dict], list[dict]]:
+        try:
+            self._run()
+        except ExtractionError as exc:
+            self.kept = []
+            self.dropped = [self._drop("file", exc.reason, exc.detail)]
+            self.dropped += [self._drop_comment(c, None, exc.reason, exc.detail) for c in self.comments]
+        return self.kept, self.dropped
+
+    def _run(self) -> None:
+        if self.bad:
+            raise ExtractionError(DropReason.BAD_ENCODING, self.bad)
+        before_bytes, after_bytes = self.row["content_before"], self.row["content_after"]
+        if before_bytes is None:
+            detail = "the file is not in the revision submitted"
+            self.dropped = [self._drop_comment(c, None, DropReason.NO_CONTENT_BEFORE, detail) for c in self.comments]
+            return
+        before = self._source("content_before", before_bytes)
+        after = None if after_bytes is None else self._source("content_after", after_bytes)
+        deadline = time.monotonic() + self.limits.timeout
+        methods_before = self._methods("content_before", before, deadline)
+        methods_after = [] if after is None else self._methods("content_after", after, deadline)
+        matching = match_methods(methods_before, methods_after)
+        match_of = {id(m.before): m for m in matching.matches}
+        abstracted = _Abstractions(self.idioms, deadline)
+        n_lines = before.count("\n") + 1
+        for comment in self.comments:
+            link = link_comment(comment, methods_before, n_lines)
+            if link.method is None:
+                self.dropped.append(self._drop_comment(comment, None, link.reason, link.detail))
+            elif id(link.method) not in match_of:
+                self.dropped.append(self._drop_comment(comment, link.method, DropReason.METHOD_DELETED,
+                                                       "no method of the next revision matches"))
+            else:
+                self._candidate(match_of[id(link.method)], abstracted, comment)
+        for method in matching.deleted:
+            self.dropped.append(self._drop_method(method, DropReason.METHOD_DELETED,
+                                                  "no method of the next revision matches"))
+        for match in matching.matches:
+            if match.before.text != match.after.text:
+                self._candidate(match, abstracted, None)
+
+    def _source(self, field: str, data: bytes) -> str:
+        if len(data) > self.limits.max_file_bytes:
+            raise ExtractionError(DropReason.FILE_TOO_LARGE,
+                                  f"{field}: {len(data)} bytes, over the limit of {self.limits.max_file_bytes}")
+        try:
+            return normalise_source(data)
+        except UnicodeDecodeError as exc:
+            raise ExtractionError(DropReason.BAD_ENCODING, _undecodable(field, exc)) from exc
+
+    def _methods(self, field: str, source: str, deadline: float) -> list[Method]:
+        try:
+            return self.cache.methods(source, deadline, self.limits.max_depth)
+        except ExtractionError as exc:
+            raise ExtractionError(exc.reason, f"{field}: {exc.detail}") from exc
+
+    def _candidate(self, match: Match, abstracted: "_Abstractions", comment: dict | None) -> None:
+        """A triplet (with ``comment``) or a pair, or a dropped row if the abstraction fails."""
+        before, after = match.before, match.after
+        abstracted.check_deadline()
+        try:
+            pair = abstracted.pair(match)
+            comment_abstract = None if comment is None else clean_comment(comment.get("message") or "",
+                                                                          pair.mapping, self.idioms)
+        except RecursionError:
+            self._drop_failed(match, comment, DropReason.TOO_DEEP, "the abstraction recursed too deep")
+            return
+        except Exception as exc:  # noqa: BLE001 - one bad method must not stop a run; the reason is kept
+            self._drop_failed(match, comment, DropReason.ABSTRACTION_FAILED, f"{type(exc).__name__}: {exc}")
+            return
+        self.kept.append({
+            "kind": "pair" if comment is None else "triplet",
+            **self.provenance,
+            **_comment_fields(comment),
+            "path_after": self.path_after,
+            "method_name": before.name,
+            "signature": before.signature,
+            "signature_after": after.signature,
+            "match_rule": match.rule,
+            "start_line_before": before.start_line,
+            "end_line_before": before.end_line,
+            "start_line_after": after.start_line,
+            "end_line_after": after.end_line,
+            "changed": before.text != after.text,
+            "m_s": before.text,
+            "m_r": after.text,
+            "comment": None if comment is None else comment.get("message"),
+            "m_s_abstract": pair.before,
+            "m_r_abstract": pair.after,
+            "comment_abstract": comment_abstract,
+            "abstraction_map": json.dumps(pair.mapping, ensure_ascii=False, sort_keys=True),
+        })
+
+    def _drop_failed(self, match: Match, comment: dict | None, reason: str, detail: str) -> None:
+        if comment is None:
+            self.dropped.append(self._drop_method(match.before, reason, detail))
+        else:
+            self.dropped.append(self._drop_comment(comment, match.before, reason, detail))
+
+    def _drop(self, kind: str, reason: str, detail: str | None, **fields: Any) -> dict[str, Any]:
+        return {"kind": kind, "reason": reason, "detail": detail, **self.provenance, **fields}
+
+    def _drop_comment(self, comment: dict, method: Method | None, reason: str, detail: str | None) -> dict[str, Any]:
+        return self._drop("comment", reason, detail, **_comment_fields(comment), **_method_fields(method))
+
+    def _drop_method(self, method: Method, reason: str, detail: str) -> dict[str, Any]:
+        return self._drop("method", reason, detail, **_method_fields(method))
+
+
+class _Abstractions:
+    """abstract_pair once per matched method (a triplet and its pair share it), within the time budget."""
+
+    def __init__(self, idioms: frozenset[str], deadline: float):
+        self.idioms, self.deadline = idioms, deadline
+        self.done: dict[int, AbstractedPair] = {}
+
+    def check_deadline(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise ExtractionError(DropReason.TIMEOUT, "time budget exceeded while abstracting methods")
+
+    def pair(self, match: Match) -> AbstractedPair:
+        key = id(match.before)
+        if key not in self.done:
+            self.done[key] = abstract_pair(match.before.text, match.after.text, self.idioms)
+        return self.done[key]
+
+
+def _comment_fields(comment: dict | None) -> dict[str, Any]:
+    if comment is None:
+        return {}
+    lines = comment_lines(comment) or (None, None)
+    return {
+        "comment_id": comment.get("id"),
+        "comment_author": comment.get("author"),
+        "comment_is_owner": comment.get("is_owner"),
+        "comment_in_reply_to": comment.get("in_reply_to"),
+        "comment_start_line": lines[0],
+        "comment_end_line": lines[1],
+    }
+
+
+def _method_fields(method: Method | None) -> dict[str, Any]:
+    if method is None:
+        return {}
+    return {"method_name": method.name, "signature": method.signature,
+            "start_line_before": method.start_line, "end_line_before": method.end_line}

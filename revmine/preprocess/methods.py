@@ -1,0 +1,335 @@
+"""The methods of a Java file (Lizard), and which method of the next revision each one became.
+
+Lizard finds the methods, as in the 2021 dataset; a small structural lexer of our own (comments, strings,
+text blocks and brackets aware) makes its answer exact where Lizard is line-based or confused:
+
+* Lizard misreads an annotation with ``name = value`` or multi-line arguments as a function named after
+  the annotation and loses the method that follows. It is therefore given the source with every
+  annotation blanked out (same length, newlines kept, so line numbers do not move).
+* Lizard's ``start_line`` is the line of the method's *name*. A method's **text** (what becomes m_s or
+  m_r) starts at the first line of its declaration that is not annotation-only: modifiers, type
+  parameters and the return type on lines above the name are part of it, so the text is a whole method;
+  annotations on those lines stay (they are on the same line); **annotation-only lines above are left
+  out**, as in the dataset: none of its 1,719 test methods starts with an annotation-only line, though
+  its ``hashCode()``/``toString()``/``testX()`` methods were surely preceded by ``@Override``/``@Test``.
+  The text is those lines verbatim, each ending with a newline (indentation, blank lines, trailing
+  spaces and inner comments kept), which is exactly the form of the dataset's ``before`` column: put
+  back in a class, all 3,436 of its m_s and m_r that are methods come out with the same text.
+* A method's **link range** starts at its declaration's first token, i.e. its first annotation (the
+  paper links comments on annotations to the method), so it also covers blank or comment lines between
+  annotations. Javadoc and comments above the first annotation are *not* part of it: the dataset's
+  methods never include them, so a comment on them has nothing in m_s to act on.
+* Text and link range are whole lines: two methods on one line share it (a comment there touches both).
+* Methods nested in another method (anonymous and local classes, ``(anonymous)::run``) are dropped; their
+  lines belong to the enclosing method. A "method" that is not a declaration ``name(...) [throws ...] {``
+  on Lizard's line (e.g. a record header) is not kept.
+
+Matching before and after (:func:`match_methods`), deterministic, in file order at every step:
+
+1. same signature (name and parameter list, parameter names included, annotations left out): the k-th
+   occurrence before with the k-th after (an overload's twin in a nested class pairs by order);
+2. else same name, in the same *slot*: between the same two neighbours matched in step 1 (a position
+   that survives lines inserted above, unlike raw line numbers); first unmatched in file order;
+3. else same parameter list in the same slot: a rename.
+
+What is left before was deleted in the revision; what is left after was added.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import time
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import lizard
+
+from ..schema import DropReason
+
+__all__ = ["ExtractionError", "Match", "Matching", "Method", "extract_methods", "match_methods"]
+
+#: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
+MAX_DEPTH = 100
+
+# One match per significant token (group 1), skipping the whitespace and comments before it; at the end
+# of the file a match may be only whitespace and comments (group 1 empty).
+_LEX = re.compile(
+    r"""
+    (?:\s+|//[^\n]*|/\*.*?(?:\*/|\Z))*
+    (
+        \"\"\".*?(?:\"\"\"|\Z)            # text block
+      | "(?:[^"\\\n]|\\.)*"?               # string (unterminated: to the end of the line)
+      | '(?:[^'\\\n]|\\.)*'?               # character
+      | (?:[^\W\d]|\$)[\w$]*               # word
+      | \d[\w.]*                          # number
+      | \.\.\.|\S                          # operator or separator
+    )?
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+_NOT_A_METHOD_BEFORE = frozenset(("new", ".", "record"))
+_DEADLINE_EVERY = 1024  # tokens between two clock reads (our lexer, Lizard's token stream)
+
+
+class ExtractionError(Exception):
+    """A file whose methods cannot be extracted; ``reason`` is a :class:`DropReason` value."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method or constructor; lines are 1-based and inclusive."""
+
+    name: str
+    params: str  # the parameter list, normalised ("Map<K, V> m, int... xs"), annotations left out
+    start_line: int  # first line of the text (the declaration, without annotation-only lines above)
+    end_line: int  # line of the closing brace
+    link_start: int  # first line of the link range: the declaration's first annotation, if any
+    text: str
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({self.params})"
+
+
+@dataclass(frozen=True)
+class Match:
+    """A method of the submitted revision and what it became; ``rule``: signature, name or rename."""
+
+    before: Method
+    after: Method
+    rule: str
+
+
+@dataclass(frozen=True)
+class Matching:
+    """The outcome of :func:`match_methods`: what became of each method submitted, and what is new."""
+
+    matches: list[Match]  # in the order of the methods before
+    deleted: list[Method]
+    added: list[Method]
+
+
+class _Tokens:
+    """Significant tokens of a Java file with their lines and bracket partners."""
+
+    def __init__(self, source: str, max_depth: int, deadline: float | None):
+        self.text: list[str] = []
+        self.start: list[int] = []
+        self._newlines = [m.start() for m in re.finditer("\n", source)]
+        for n, m in enumerate(_LEX.finditer(source)):
+            tok = m.group(1)
+            if tok:
+                self.text.append(tok)
+                self.start.append(m.start(1))
+            if deadline is not None and n % _DEADLINE_EVERY == 0:
+                _check(deadline, "reading the file")
+        self.partner = self._brackets(max_depth)
+        self.annotation = self._annotations()
+
+    def line(self, i: int) -> int:
+        """1-based line of token ``i``."""
+        return bisect.bisect_left(self._newlines, self.start[i]) + 1
+
+    def _brackets(self, max_depth: int) -> dict[int, int]:
+        partner: dict[int, int] = {}
+        stack: list[int] = []
+        for i, tok in enumerate(self.text):
+            if tok in _OPEN:
+                stack.append(i)
+                if len(stack) > max_depth:
+                    raise ExtractionError(DropReason.TOO_DEEP,
+                                          f"brackets nested deeper than {max_depth} at line {self.line(i)}")
+            elif tok in _CLOSE:
+                if not stack or self.text[stack[-1]] != _CLOSE[tok]:
+                    raise ExtractionError(DropReason.UNPARSEABLE, f"unbalanced '{tok}' at line {self.line(i)}")
+                j = stack.pop()
+                partner[i], partner[j] = j, i
+        if stack:
+            raise ExtractionError(DropReason.UNPARSEABLE,
+                                  f"'{self.text[stack[-1]]}' at line {self.line(stack[-1])} is never closed")
+        return partner
+
+    def _annotations(self) -> list[bool]:
+        """Flag the tokens of every annotation: ``@Name(.Name)*`` and its argument list, if any."""
+        flags = [False] * len(self.text)
+        text, n = self.text, len(self.text)
+        for i, tok in enumerate(text):
+            if tok != "@" or i + 1 >= n or not _is_word(text[i + 1]) or text[i + 1] == "interface":
+                continue
+            j = i + 1
+            while j + 2 < n and text[j + 1] == "." and _is_word(text[j + 2]):
+                j += 2
+            if j + 1 < n and text[j + 1] == "(":
+                j = self.partner[j + 1]
+            flags[i:j + 1] = [True] * (j + 1 - i)
+        return flags
+
+    def without_annotations(self, source: str) -> str:
+        """``source`` with annotations blanked (newlines kept), which is what Lizard reads correctly."""
+        parts: list[str] = []
+        pos = 0
+        for i, flagged in enumerate(self.annotation):
+            if flagged:
+                start = self.start[i]
+                end = start + len(self.text[i])
+                parts.append(source[pos:start])
+                parts.append(re.sub(r"[^\n]", " ", source[start:end]))
+                pos = end
+        parts.append(source[pos:])
+        return "".join(parts)
+
+    def declarations(self) -> dict[tuple[int, str], list[int]]:
+        """Token indices of ``name(...) [throws ...] {``, by (line, name), in file order."""
+        found: dict[tuple[int, str], list[int]] = {}
+        text, n = self.text, len(self.text)
+        for i in range(n - 1):
+            if text[i + 1] != "(" or not _is_word(text[i]) or self.annotation[i]:
+                continue
+            if i > 0 and text[i - 1] in _NOT_A_METHOD_BEFORE:
+                continue
+            if self.body_open(i) is not None:
+                found.setdefault((self.line(i), text[i]), []).append(i)
+        return found
+
+    def body_open(self, name: int) -> int | None:
+        """Index of the ``{`` opening the body of the method named at ``name``, if it has one."""
+        k = self.partner[name + 1] + 1
+        if k < len(self.text) and self.text[k] == "throws":
+            while k < len(self.text) and self.text[k] not in ("{", ";", "}"):
+                k += 1
+        return k if k < len(self.text) and self.text[k] == "{" else None
+
+    def head(self, name: int) -> int:
+        """First token of the declaration whose name is at ``name``: after the previous ``;``, ``{`` or ``}``."""
+        j = name - 1
+        while j >= 0 and not (self.text[j] in ";{}" and not self.annotation[j]):
+            j -= 1
+        return j + 1
+
+    def params(self, name: int) -> str:
+        open_, close = name + 1, self.partner[name + 1]
+        return _join(t for t, a in zip(self.text[open_ + 1:close], self.annotation[open_ + 1:close]) if not a)
+
+
+def _is_word(tok: str) -> bool:
+    return tok[0].isalpha() or tok[0] in "_$"
+
+
+def _join(tokens: Iterable[str]) -> str:
+    """Tokens as a Java programmer writes them: ``Map<K, V> m, int... xs``."""
+    out: list[str] = []
+    prev = ""
+    for tok in tokens:
+        if out and tok not in ",.<>[]()" and tok != "..." and prev not in ".<[(":
+            out.append(" ")
+        out.append(tok)
+        prev = tok
+    return "".join(out)
+
+
+def _check(deadline: float, doing: str) -> None:
+    if time.monotonic() > deadline:
+        raise ExtractionError(DropReason.TIMEOUT, f"time budget exceeded while {doing}")
+
+
+def _lizard_functions(source: str, deadline: float | None) -> list:
+    """Lizard's function list, with a clock check in its token stream so a pathological file stops."""
+    base = lizard.analyze_file
+
+    def guard(tokens, reader):
+        for n, tok in enumerate(tokens):
+            if deadline is not None and n % _DEADLINE_EVERY == 0:
+                _check(deadline, "running Lizard")
+            yield tok
+
+    analyzer = type(base)([*base.processors, guard])
+    return analyzer.analyze_source_code("X.java", source).function_list
+
+
+def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> list[Method]:
+    """Every method and constructor of ``source`` not inside another method, in file order.
+
+    ``source`` is normalised text (``\\n`` line ends: :func:`.candidates.normalise_source`).
+
+    ``deadline`` is a :func:`time.monotonic` time; raises :class:`ExtractionError` past it, on brackets
+    nested deeper than ``max_depth`` (before Lizard or a parser would hit Python's recursion limit) and
+    on unbalanced brackets.
+    """
+    toks = _Tokens(source, max_depth, deadline)
+    declared = toks.declarations()
+    taken: dict[tuple[int, str], int] = {}
+    found: list[tuple[int, int, int]] = []  # (head token, name token, closing brace token)
+    for func in _lizard_functions(toks.without_annotations(source), deadline):
+        key = (func.start_line, func.name.rsplit("::", 1)[-1])
+        k = taken.get(key, 0)
+        taken[key] = k + 1
+        candidates = declared.get(key, [])
+        if k < len(candidates):
+            name = candidates[k]
+            found.append((toks.head(name), name, toks.partner[toks.body_open(name)]))
+    lines = source.split("\n")
+    methods: list[Method] = []
+    outer_end = -1
+    for head, name, close in sorted(found):
+        if head < outer_end:  # inside the method kept last: anonymous or local class
+            continue
+        outer_end = close
+        first_code = next(i for i in range(head, name + 1) if not toks.annotation[i])
+        start, end = toks.line(first_code), toks.line(close)
+        methods.append(Method(
+            name=toks.text[name],
+            params=toks.params(name),
+            start_line=start,
+            end_line=end,
+            link_start=toks.line(head),
+            text="".join(line + "\n" for line in lines[start - 1:end]),
+        ))
+    return methods
+
+
+def match_methods(before: Sequence[Method], after: Sequence[Method]) -> Matching:
+    """Pair the methods of the submitted revision with those of the next one (rules in the module doc)."""
+    pairs: dict[int, tuple[int, str]] = {}  # before index -> (after index, rule)
+    used: set[int] = set()
+    by_signature: dict[str, list[int]] = {}
+    for j, m in enumerate(after):
+        by_signature.setdefault(m.signature, []).append(j)
+    seen: dict[str, int] = {}
+    for i, m in enumerate(before):
+        k = seen.get(m.signature, 0)
+        seen[m.signature] = k + 1
+        same = by_signature.get(m.signature, [])
+        if k < len(same):
+            pairs[i] = (same[k], "signature")
+            used.add(same[k])
+    anchors = sorted(pairs)  # before indices matched by signature, with their after indices
+    anchor_after = [pairs[i][0] for i in anchors]
+
+    def slot(i: int) -> range:
+        """After indices strictly between the after-partners of ``i``'s matched neighbours."""
+        pos = bisect.bisect_left(anchors, i)
+        lo = anchor_after[pos - 1] if pos > 0 else -1
+        hi = anchor_after[pos] if pos < len(anchors) else len(after)
+        return range(lo + 1, hi)
+
+    for rule, key in (("name", lambda m: m.name), ("rename", lambda m: m.params)):
+        for i, m in enumerate(before):
+            if i in pairs:
+                continue
+            j = next((j for j in slot(i) if j not in used and key(after[j]) == key(m)), None)
+            if j is not None:
+                pairs[i] = (j, rule)
+                used.add(j)
+    return Matching(
+        matches=[Match(before[i], after[j], rule) for i, (j, rule) in sorted(pairs.items())],
+        deleted=[m for i, m in enumerate(before) if i not in pairs],
+        added=[m for j, m in enumerate(after) if j not in used],
+    )

@@ -1,0 +1,144 @@
+"""Method extraction (Lizard, refined) and before/after matching, on Java written for the test and on the
+1,719 methods of the 2021 dataset."""
+
+from __future__ import annotations
+
+import csv
+import time
+
+import pytest
+
+from revmine.preprocess.methods import ExtractionError, extract_methods, match_methods
+from revmine.schema import DropReason
+
+# Line numbers are in the comments; expectations below were worked out by hand from them.
+SOURCE = """\
+package demo;                                             // 1
+/** Javadoc is not part of a method. */                   // 2
+public class Shop {                                       // 3
+  @Override                                               // 4
+  @SuppressWarnings(value = {                             // 5
+      "unchecked"})                                       // 6
+  public String toString() { return "}{"; }               // 7
+                                                          // 8
+  public Shop(int a) {                                    // 9
+    Runnable r = new Runnable() {                         // 10
+      @Override                                           // 11
+      public void run() { char c = '}'; /* } */ }         // 12
+    };                                                    // 13
+    Runnable q = () -> { run(); };                        // 14
+  }                                                       // 15
+  interface I { void bodyless(int x); default int d() { return 1; } }  // 16
+  void foo(int a) {} void foo(final @NonNull String a) {} // 17
+  public static                                           // 18
+  <T> java.util.List<T> gen(java.util.Map<String, T> m,   // 19
+      int... xs) throws Exception {                       // 20
+    return null;                                          // 21
+  }                                                       // 22
+  @Test public void t() {                                 // 23
+  }                                                       // 24
+  record R(int x) { int y() { return x; } }               // 25
+}                                                         // 26
+"""
+
+
+def test_methods_of_a_file():
+    methods = extract_methods(SOURCE)
+    got = [(m.signature, m.link_start, m.start_line, m.end_line) for m in methods]
+    assert got == [
+        ("toString()", 4, 7, 7),  # annotation-only lines 4-6 link, but are not in the text
+        ("Shop(int a)", 9, 9, 15),  # the anonymous class's run() and the lambda are inside
+        ("d()", 16, 16, 16),  # bodyless interface methods are not methods
+        ("foo(int a)", 17, 17, 17),  # overloads on one line, each found once
+        ("foo(final String a)", 17, 17, 17),  # parameter annotations left out of the signature
+        ("gen(java.util.Map<String, T> m, int... xs)", 18, 18, 22),  # modifiers above the name line
+        ("t()", 23, 23, 24),  # an annotation on the declaration's line stays in the text
+        ("y()", 25, 25, 25),  # the record header is not a method
+    ]
+    lines = SOURCE.split("\n")
+    assert methods[1].text == "\n".join(lines[8:15]) + "\n"
+    assert methods[0].text.startswith('  public String toString() { return "}{"; }')
+    assert methods[6].text.startswith("  @Test public void t() {")
+
+
+def test_method_text_is_the_dataset_form(tufano_dir):
+    """Every m_s and m_r of the dataset, put in a class, comes back as one method with the same text."""
+    with open(tufano_dir / "test.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    differs = []
+    for i, row in enumerate(rows):
+        for side in ("before", "after"):
+            methods = extract_methods("class W {\n" + row[side] + "}\n")
+            if [m.text for m in methods] != [row[side]]:
+                differs.append((i, side))
+    assert differs == [(1139, "before"), (1139, "after")]  # row 1139 is a for loop, not a method
+
+
+def test_blank_lines_count_and_text_ends_with_newline():
+    methods = extract_methods("class A {\n\n  void a() {\n  }\n}\n")
+    assert [(m.start_line, m.end_line, m.text) for m in methods] == [(3, 4, "  void a() {\n  }\n")]
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("class A { void a() { if (x) { } }", DropReason.UNPARSEABLE),
+    ("class A { void a() ) }", DropReason.UNPARSEABLE),
+    ("class A { void a() { " + "if (a) {" * 2000 + "}" * 2000 + " } }", DropReason.TOO_DEEP),
+    ("class A {" * 2000 + "}" * 2000, DropReason.TOO_DEEP),
+])
+def test_files_without_reliable_methods_raise_with_a_reason(source, reason):
+    started = time.monotonic()
+    with pytest.raises(ExtractionError) as info:
+        extract_methods(source)
+    assert info.value.reason == reason
+    assert "line 1" in info.value.detail
+    assert time.monotonic() - started < 1
+
+
+def test_time_budget_stops_lizard():
+    source = "class A {\n" + "".join(f"  void m{i}(int a) {{ a++; }}\n" for i in range(5000)) + "}\n"
+    with pytest.raises(ExtractionError) as info:
+        extract_methods(source, deadline=time.monotonic() + 0.05)
+    assert info.value.reason == DropReason.TIMEOUT
+
+
+def test_match_by_signature_survives_shifted_lines():
+    before = extract_methods("class A {\n void a() {}\n void b(int x) {}\n}")
+    after = extract_methods("class A {\n\n\n void c() {}\n void b(int x) { x++; }\n void a() {}\n}")
+    matching = match_methods(before, after)
+    assert [(m.before.signature, m.after.signature, m.rule) for m in matching.matches] == [
+        ("a()", "a()", "signature"), ("b(int x)", "b(int x)", "signature")]
+    assert matching.deleted == [] and [m.signature for m in matching.added] == ["c()"]
+
+
+def test_match_overloads_by_name_then_renames_by_parameters_in_order():
+    before = extract_methods("class A {\n void s() {}\n void f(int x) {}\n void f(String y) {}\n"
+                    " void old(int z) {}\n void gone() {}\n void e() {}\n}")
+    after = extract_methods("class A {\n void s() {}\n void f(long x) {}\n void f(CharSequence y) {}\n"
+                   " void renamed(int z) {}\n void added(int q) {}\n void e() {}\n}")
+    matching = match_methods(before, after)
+    assert [(m.before.signature, m.after.signature, m.rule) for m in matching.matches] == [
+        ("s()", "s()", "signature"),
+        ("f(int x)", "f(long x)", "name"),
+        ("f(String y)", "f(CharSequence y)", "name"),
+        ("old(int z)", "renamed(int z)", "rename"),
+        ("e()", "e()", "signature"),
+    ]
+    assert [m.signature for m in matching.deleted] == ["gone()"]
+    assert [m.signature for m in matching.added] == ["added(int q)"]
+
+
+def test_match_only_within_the_slot_between_anchors():
+    """A method that changed its parameters *and* moved past a neighbour is deleted + added, not guessed."""
+    before = extract_methods("class A {\n void f(int x) {}\n void a() {}\n}")
+    after = extract_methods("class A {\n void a() {}\n void f(long x) {}\n}")
+    matching = match_methods(before, after)
+    assert [(m.before.signature, m.rule) for m in matching.matches] == [("a()", "signature")]
+    assert [m.signature for m in matching.deleted] == ["f(int x)"]
+
+
+def test_duplicate_signatures_pair_in_order():
+    before = extract_methods("class A {\n void f() { 1; }\n class B { void f() { 2; } }\n}")
+    after = extract_methods("class A {\n void f() { 3; }\n class B { void f() { 4; } }\n}")
+    matching = match_methods(before, after)
+    assert [(m.before.text.strip(), m.after.text.strip()) for m in matching.matches] == [
+        ("void f() { 1; }", "void f() { 3; }"), ("class B { void f() { 2; } }", "class B { void f() { 4; } }")]

@@ -1,0 +1,320 @@
+"""The preprocess stage end to end from Python: hand-made rounds tables in, candidates and dropped rows out."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from revmine.errors import InputError
+from revmine.preprocess.abstraction import abstract_pair, default_idioms
+from revmine.preprocess.candidates import MethodCache, normalise_source, preprocess
+from revmine.preprocess.comments import clean_comment
+from revmine.schema import CANDIDATES_SCHEMA, COMMENT_TYPE, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason, schema_id
+from revmine.store import read_table, write_table
+
+BEFORE = """\
+package demo;
+
+import java.util.List;
+
+/** A shop. */
+public class Shop {
+  private int total;
+
+  /** Adds an item. */
+  @Override
+  public void add(int price) {
+    total += price;
+  }
+
+  public int total() {
+    return total;
+  }
+
+  public void clear() {
+    total = 0;
+  }
+
+  private int tax(int amount) {
+    return amount / 10;
+  }
+}
+"""
+AFTER = """\
+package demo;
+
+import java.util.List;
+
+/** A shop. */
+public class Shop {
+  private int total;
+
+  /** Adds an item. */
+  @Override
+  public void add(int price) {
+    if (price < 0) {
+      throw new IllegalArgumentException();
+    }
+    total += price;
+  }
+
+  public int total() {
+    return total;
+  }
+
+  private int vat(int amount) {
+    return amount / 10;
+  }
+
+  public void reset(boolean hard) {}
+}
+"""
+ADD_BEFORE = "  public void add(int price) {\n    total += price;\n  }\n"
+ADD_AFTER = ("  public void add(int price) {\n    if (price < 0) {\n      throw new IllegalArgumentException();\n"
+             "    }\n    total += price;\n  }\n")
+
+
+def comment(cid: str, line: int | None = None, start: int | None = None, end: int | None = None,
+            side: str | None = "REVISION", message: str = "Please check `price` here.", **extra) -> dict:
+    return {"id": cid, "author": "rev", "is_owner": False, "path": "Shop.java", "side": side, "line": line,
+            "start_line": start, "end_line": end, "message": message, **extra}
+
+
+COMMENTS = [
+    comment("c1", 10),  # the annotation of add(): a triplet
+    comment("c2", 16),  # total(), which does not change: a triplet with changed = False
+    comment("c3", 20),  # clear(), deleted
+    comment("c4", 24),  # tax(), renamed vat()
+    comment("c5", 9),  # Javadoc
+    comment("c6", 7),  # a field
+    comment("c7", start=13, end=15),  # end of add() to start of total()
+    comment("c8", 12, side="PARENT"),
+    comment("c9"),  # file-level
+    comment("c10", 99),
+    comment("c11", start=11, end=14, end_character=0, author="owner", is_owner=True, in_reply_to="c1"),
+]
+
+
+def round_row(n: int = 1, before: str | bytes | None = BEFORE, after: str | bytes | None = AFTER,
+              comments: list[dict] | None = None, path: str = "Shop.java") -> dict:
+    return {
+        "round_id": f"gerrit:review.example.org:demo:42:{n}", "source": "gerrit", "host": "review.example.org",
+        "project": "demo", "change": "42", "round": n, "path_before": path, "path_after": path,
+        "file_status": "modified", "content_before": before, "content_after": after,
+        "comments": COMMENTS if comments is None else comments,
+    }
+
+
+def write_rounds(path: Path, rows: list[dict]) -> Path:
+    """Write rows as rounds.parquet; bytes contents are stored as they are, even when not UTF-8."""
+    table = pa.Table.from_pylist([{k: (None if isinstance(v, bytes) else v) for k, v in r.items()} for r in rows],
+                                 schema=ROUNDS_SCHEMA)
+    for name in ("content_before", "content_after"):
+        values = [r[name].encode() if isinstance(r[name], str) else r[name] for r in rows]
+        column = pa.array(values, pa.large_binary()).view(pa.large_string())
+        table = table.set_column(table.schema.get_field_index(name), name, column)
+    write_table(table, path, ROUNDS_SCHEMA)
+    return path
+
+
+def run(tmp_path: Path, rows: list[dict], **kwargs) -> tuple[dict, list[dict], list[dict]]:
+    counts = preprocess(write_rounds(tmp_path / "rounds.parquet", rows), tmp_path / "out", **kwargs)
+    candidates = read_table(tmp_path / "out" / "candidates.parquet", expect="candidates/1").to_pylist()
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="preprocess_dropped/1").to_pylist()
+    return counts, candidates, dropped
+
+
+def test_candidates_and_dropped_of_one_round(tmp_path):
+    counts, candidates, dropped = run(tmp_path, [round_row()])
+    assert [(c["kind"], c["comment_id"], c["signature"], c["signature_after"], c["match_rule"], c["changed"])
+            for c in candidates] == [
+        ("triplet", "c1", "add(int price)", "add(int price)", "signature", True),
+        ("triplet", "c2", "total()", "total()", "signature", False),
+        ("triplet", "c4", "tax(int amount)", "vat(int amount)", "rename", True),
+        ("triplet", "c11", "add(int price)", "add(int price)", "signature", True),
+        ("pair", None, "add(int price)", "add(int price)", "signature", True),
+        ("pair", None, "tax(int amount)", "vat(int amount)", "rename", True),
+    ]
+    assert [(d["kind"], d["reason"], d["comment_id"], d["signature"]) for d in dropped] == [
+        ("comment", DropReason.METHOD_DELETED, "c3", "clear()"),
+        ("comment", DropReason.OUTSIDE_METHOD, "c5", None),
+        ("comment", DropReason.OUTSIDE_METHOD, "c6", None),
+        ("comment", DropReason.SPANS_METHODS, "c7", None),
+        ("comment", DropReason.WRONG_SIDE, "c8", None),
+        ("comment", DropReason.FILE_COMMENT, "c9", None),
+        ("comment", DropReason.LINE_OUT_OF_RANGE, "c10", None),
+        ("method", DropReason.METHOD_DELETED, None, "clear()"),
+    ]
+    assert counts["files"] == 1 and counts["comments"] == len(COMMENTS)
+    assert (counts["triplets"], counts["pairs"], counts["dropped"]) == (4, 2, 8)
+    assert counts["dropped_by_reason"][DropReason.OUTSIDE_METHOD] == 2
+
+    c1 = candidates[0]
+    assert c1["m_s"] == ADD_BEFORE and c1["m_r"] == ADD_AFTER  # no annotation-only line, no Javadoc
+    assert (c1["start_line_before"], c1["end_line_before"], c1["start_line_after"], c1["end_line_after"]) == (
+        11, 13, 11, 16)
+    assert (c1["comment_start_line"], c1["comment_end_line"]) == (10, 10)
+    assert c1["round_id"] == "gerrit:review.example.org:demo:42:1" and c1["round"] == 1
+    assert (c1["path"], c1["path_after"], c1["method_name"], c1["comment_author"]) == (
+        "Shop.java", "Shop.java", "add", "rev")
+    expected = abstract_pair(ADD_BEFORE, ADD_AFTER, default_idioms())
+    assert (c1["m_s_abstract"], c1["m_r_abstract"]) == (expected.before, expected.after)
+    assert json.loads(c1["abstraction_map"]) == expected.mapping
+    assert c1["comment"] == COMMENTS[0]["message"]
+    assert c1["comment_abstract"] == clean_comment(COMMENTS[0]["message"], expected.mapping, default_idioms())
+    c11 = candidates[3]
+    assert (c11["comment_start_line"], c11["comment_end_line"]) == (11, 13)  # Gerrit range ending at char 0
+    assert (c11["comment_author"], c11["comment_is_owner"], c11["comment_in_reply_to"]) == ("owner", True, "c1")
+    pair = candidates[4]
+    assert pair["comment"] is None and pair["comment_abstract"] is None and pair["m_s"] == ADD_BEFORE
+    assert all(d["round_id"] == c1["round_id"] and d["path"] == "Shop.java" for d in dropped)
+
+
+def test_sources_are_normalised_before_anything_else(tmp_path):
+    crlf = "\ufeff" + BEFORE.replace("\n", "\r\n")
+    mac = AFTER.replace("\n", "\r")
+    _, candidates, dropped = run(tmp_path, [round_row(before=crlf, after=mac)])
+    _, expected, expected_dropped = run(tmp_path / "lf", [round_row()])
+    assert candidates == expected and dropped == expected_dropped
+    assert normalise_source("\ufeffa\r\nb\rc\n".encode()) == "a\nb\nc\n"
+
+
+def test_pathological_files_are_dropped_quickly(tmp_path):
+    generated = "class Big {\n" + "  int f%d() { return 1; }\n" * 200_000 + "}\n"
+    assert len(generated) > 5_000_000
+    deep = "class Deep {\n  void f() {\n" + "if (a) {" * 2000 + "}" * 2000 + "\n  }\n}\n"
+    one = [comment("k1", 2)]
+    rows = [
+        round_row(1, before=generated, comments=one),
+        round_row(2, before=deep, after=deep, comments=one),
+        round_row(3, before=b"class A { void f() { String s = \"\xff\"; } }", comments=one),
+        round_row(4, after="class A { void f() { }", comments=[]),
+        round_row(5),
+    ]
+    started = time.monotonic()
+    counts, candidates, dropped = run(tmp_path, rows)
+    assert time.monotonic() - started < 10
+    assert [(d["round"], d["kind"], d["reason"], d["comment_id"]) for d in dropped if d["round"] < 5] == [
+        (1, "file", DropReason.FILE_TOO_LARGE, None),
+        (1, "comment", DropReason.FILE_TOO_LARGE, "k1"),
+        (2, "file", DropReason.TOO_DEEP, None),
+        (2, "comment", DropReason.TOO_DEEP, "k1"),
+        (3, "file", DropReason.BAD_ENCODING, None),
+        (3, "comment", DropReason.BAD_ENCODING, "k1"),
+        (4, "file", DropReason.UNPARSEABLE, None),
+    ]
+    details = {d["round"]: d["detail"] for d in dropped if d["kind"] == "file"}
+    assert details[1].startswith("content_before: ") and "over the limit of 1000000" in details[1]
+    assert details[3] == "content_before: invalid UTF-8 at byte 33"
+    assert details[4].startswith("content_after: ")
+    assert {c["round"] for c in candidates} == {5}  # the rest of the input still goes through
+    assert counts["files"] == 5
+
+
+def test_undecodable_fields_drop_their_row_not_the_run(tmp_path):
+    rows = [round_row(1, comments=[]), round_row(2, comments=[comment("x", 16)]), round_row(3)]
+    path = write_rounds(tmp_path / "clean.parquet", rows)
+    table = pq.read_table(path)
+    project = pa.array([b"demo", b"d\xe9mo", b"demo"], pa.binary()).view(pa.string())
+    table = table.set_column(table.schema.get_field_index("project"), "project", project)
+    raw = {f.name: [None] for f in COMMENT_TYPE}
+    raw.update(id=["y"], line=[16], side=["REVISION"])
+    fields = [pa.array([b"caf\xe9"], pa.binary()).view(pa.string()) if f.name == "message" else
+              pa.array(raw[f.name], f.type) for f in COMMENT_TYPE]
+    bad_comment = pa.ListArray.from_arrays(pa.array([0, 1], pa.int32()),
+                                           pa.StructArray.from_arrays(fields, fields=list(COMMENT_TYPE)))
+    comments = pa.concat_arrays([table.column("comments").chunk(0).slice(0, 2), bad_comment])
+    table = table.set_column(table.schema.get_field_index("comments"), "comments", comments)
+    write_table(table, tmp_path / "rounds.parquet", ROUNDS_SCHEMA)
+    counts = preprocess(tmp_path / "rounds.parquet", tmp_path / "out")
+    dropped = read_table(tmp_path / "out" / "dropped.parquet").to_pylist()
+    assert [(d["round"], d["kind"], d["reason"], d["detail"], d["project"]) for d in dropped if d["round"] > 1] == [
+        (2, "file", DropReason.BAD_ENCODING, "project: invalid UTF-8 at byte 1", "d\ufffdmo"),
+        (2, "comment", DropReason.BAD_ENCODING, "project: invalid UTF-8 at byte 1", "d\ufffdmo"),
+        (3, "file", DropReason.BAD_ENCODING, "comments: invalid UTF-8 at byte 3", "demo"),
+    ]
+    assert (counts["pairs"], counts["triplets"]) == (2, 0)  # round 1 went through
+
+
+def test_time_budget_per_file(tmp_path):
+    slow = "class Slow {\n" + "".join(f"  void m{i}(int a) {{ a++; }}\n" for i in range(3000)) + "}\n"
+    counts, candidates, dropped = run(tmp_path, [round_row(before=slow, comments=[comment("k", 2)])], timeout=0.01)
+    assert [(d["kind"], d["reason"]) for d in dropped] == [("file", "timeout"), ("comment", "timeout")]
+    assert candidates == [] and "time budget" in dropped[0]["detail"]
+
+
+def test_a_failing_abstraction_drops_only_its_method(tmp_path, monkeypatch):
+    from revmine.preprocess import candidates
+
+    def abstract_pair_failing_on_tax(before, after, idioms=None):
+        if "tax(" in before:
+            raise ValueError("cannot abstract")
+        return abstract_pair(before, after, idioms)
+
+    monkeypatch.setattr(candidates, "abstract_pair", abstract_pair_failing_on_tax)
+    counts, candidates_rows, dropped = run(tmp_path, [round_row()])
+    assert [(c["kind"], c["comment_id"]) for c in candidates_rows] == [
+        ("triplet", "c1"), ("triplet", "c2"), ("triplet", "c11"), ("pair", None)]
+    failed = [(d["kind"], d["comment_id"], d["signature"], d["detail"]) for d in dropped
+              if d["reason"] == DropReason.ABSTRACTION_FAILED]
+    assert failed == [("comment", "c4", "tax(int amount)", "ValueError: cannot abstract"),
+                      ("method", None, "tax(int amount)", "ValueError: cannot abstract")]
+
+
+def test_deleted_and_added_files(tmp_path):
+    rows = [round_row(1, after=None, comments=[comment("d1", 12)]),
+            round_row(2, before=None, comments=[comment("a1", 3)])]
+    _, candidates, dropped = run(tmp_path, rows)
+    assert candidates == []
+    assert [(d["round"], d["kind"], d["reason"], d["comment_id"], d["signature"]) for d in dropped] == [
+        (1, "comment", DropReason.METHOD_DELETED, "d1", "add(int price)"),
+        (1, "method", DropReason.METHOD_DELETED, None, "add(int price)"),
+        (1, "method", DropReason.METHOD_DELETED, None, "total()"),
+        (1, "method", DropReason.METHOD_DELETED, None, "clear()"),
+        (1, "method", DropReason.METHOD_DELETED, None, "tax(int amount)"),
+        (2, "comment", DropReason.NO_CONTENT_BEFORE, "a1", None),
+    ]
+
+
+def test_streams_in_batches(tmp_path):
+    rows = [round_row(n) for n in range(1, 6)]
+    counts, candidates, dropped = run(tmp_path, rows, batch_size=2)
+    assert (counts["files"], counts["triplets"], counts["pairs"]) == (5, 20, 10)
+    assert [c["round"] for c in candidates] == sorted(c["round"] for c in candidates)  # input order kept
+    assert pq.ParquetFile(tmp_path / "out" / "candidates.parquet").metadata.num_row_groups == 3
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["candidates.parquet", "dropped.parquet"]
+    assert schema_id(pq.read_schema(tmp_path / "out" / "candidates.parquet")) == schema_id(CANDIDATES_SCHEMA)
+    assert schema_id(pq.read_schema(tmp_path / "out" / "dropped.parquet")) == schema_id(DROPPED_SCHEMA)
+
+
+def test_empty_input_gives_empty_outputs(tmp_path):
+    counts, candidates, dropped = run(tmp_path, [])
+    assert (counts["files"], candidates, dropped) == (0, [], [])
+
+
+def test_bad_input_files_name_the_problem(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        preprocess(tmp_path / "missing.parquet", tmp_path / "out")
+    write_table(pa.table({"round_id": ["x"]}), tmp_path / "partial.parquet")
+    with pytest.raises(InputError, match=r"partial.parquet \[source\]: missing column"):
+        preprocess(tmp_path / "partial.parquet", tmp_path / "out")
+    write_table(pa.table({"id": ["x"]}), tmp_path / "cands.parquet",
+                metadata={"revmine.schema": "candidates/1"})
+    with pytest.raises(InputError, match="expected a rounds/1 file, found candidates/1"):
+        preprocess(tmp_path / "cands.parquet", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_method_cache_reuses_recent_sources():
+    cache = MethodCache(size=1)
+    far = time.monotonic() + 60
+    first = cache.methods(BEFORE, far, 100)
+    assert cache.methods(BEFORE, far, 100) is first  # round i's revised file is round i+1's submitted one
+    cache.methods(AFTER, far, 100)
+    assert cache.methods(BEFORE, far, 100) is not first and cache.methods(BEFORE, far, 100) == first
+    assert MethodCache(size=0).methods(BEFORE, far, 100) == first
