@@ -224,11 +224,51 @@ def _run_preprocess(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_unabstract(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("unabstract", help="map abstracted predictions back to source code",
+                       description="Replace TYPE_n, METHOD_n, VAR_n and literal ids in abstracted predictions "
+                                   "(one per line, --beam lines per example) with the original names, using "
+                                   "each example's abstraction map (a column of a candidates or dataset "
+                                   "Parquet file, row i for example i). Ids a map does not know stay as they "
+                                   "are and are counted.")
+    p.add_argument("predictions", type=Path, help="abstracted predictions, one per line")
+    p.add_argument("--maps", type=Path, required=True, help="Parquet file with one abstraction map per example")
+    p.add_argument("--map-column", default="abstraction_map", help="JSON column holding the map")
+    p.add_argument("--beam", type=int, default=1, help="consecutive prediction lines per example")
+    p.add_argument("--out", type=Path, required=True, help="where to write the source-code predictions")
+    p.set_defaults(func=_run_unabstract)
+
+
+def _run_unabstract(args: argparse.Namespace) -> int:
+    from .preprocess.abstraction import unabstract, unknown_ids
+    from .store import read_table, write_text
+    from .textio import read_lines
+
+    lines = read_lines(args.predictions)
+    maps = read_table(args.maps, columns=[args.map_column]).column(args.map_column).to_pylist()
+    if len(lines) != args.beam * len(maps):
+        raise InputError(args.predictions, f"{len(lines)} lines, but {args.maps} has {len(maps)} maps and the "
+                                           f"beam is {args.beam}: expected {args.beam * len(maps)} lines")
+    out, unknown = [], 0
+    for number, line in enumerate(lines):
+        try:
+            mapping = json.loads(maps[number // args.beam])
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise InputError(args.maps, f"row {number // args.beam + 1}: not a JSON map ({exc})",
+                             field=args.map_column) from exc
+        out.append(unabstract(line, mapping))
+        unknown += len(unknown_ids(line, mapping))
+    write_text(args.out, "".join(f"{line}\n" for line in out))
+    print(f"wrote {len(out)} predictions to {args.out}; {unknown} id(s) not in their map left as they are",
+          file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement):
+    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement, _add_unabstract):
         add(sub)
     return parser
 

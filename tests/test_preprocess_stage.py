@@ -318,3 +318,23 @@ def test_method_cache_reuses_recent_sources():
     cache.methods(AFTER, far, 100)
     assert cache.methods(BEFORE, far, 100) is not first and cache.methods(BEFORE, far, 100) == first
     assert MethodCache(size=0).methods(BEFORE, far, 100) == first
+
+
+def test_cli_preprocess_then_unabstract(tmp_path, capsys):
+    from revmine.cli import main
+
+    rounds = write_rounds(tmp_path / "rounds.parquet", [round_row()])
+    assert main(["preprocess", "--rounds", str(rounds), "--out", str(tmp_path / "out")]) == 0
+    counts = json.loads(capsys.readouterr().out)
+    candidates = read_table(tmp_path / "out" / "candidates.parquet").to_pylist()
+    assert counts["triplets"] + counts["pairs"] == len(candidates) > 0
+    add = next(c for c in candidates if c["kind"] == "pair" and c["method_name"] == "add")
+    # the revised add(), abstracted then mapped back: its source tokens, worked out by hand from AFTER
+    (tmp_path / "pred.txt").write_text(add["m_r_abstract"] + "\n")
+    pq.write_table(pa.table({"abstraction_map": [add["abstraction_map"]]}), tmp_path / "maps.parquet")
+    assert main(["unabstract", str(tmp_path / "pred.txt"), "--maps", str(tmp_path / "maps.parquet"),
+                 "--out", str(tmp_path / "raw.txt")]) == 0
+    assert (tmp_path / "raw.txt").read_text() == (
+        "public void add ( int price ) { if ( price < 0 ) { throw new IllegalArgumentException ( ) ; } "
+        "total += price ; }\n")
+    assert "0 id(s) not in their map" in capsys.readouterr().err

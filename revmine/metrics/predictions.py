@@ -30,6 +30,7 @@ from typing import Sequence
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..textio import read_lines
 
 FORMATS = ("tufano", "text", "jsonl", "parquet")
 
@@ -61,25 +62,6 @@ class Predictions:
 
     def __len__(self) -> int:
         return len(self.references)
-
-
-def _read_lines(path: Path) -> list[str]:
-    """Decode strictly as UTF-8 (a BOM is dropped) so a bad byte is reported with its line number."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"undecodable byte 0x{data[exc.start]:02x} (not UTF-8)", line=line) from exc
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 _TUFANO_LINE = re.compile(r"^(INPUT_NL|INPUT_CODE|ORACLE|PREDICTION (\d+))\s*:(?: (.*)|$)")
@@ -116,7 +98,7 @@ def read_tufano(path: str | Path) -> Predictions:
         block.clear()
         block_preds.clear()
 
-    for number, line in enumerate(_read_lines(path), start=1):
+    for number, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             close(number)
             continue
@@ -149,7 +131,7 @@ def read_text(hypotheses: str | Path, references: str | Path, beam: int = 1) -> 
     hyp_path, ref_path = Path(hypotheses), Path(references)
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
-    hyps, refs = _read_lines(hyp_path), _read_lines(ref_path)
+    hyps, refs = read_lines(hyp_path), read_lines(ref_path)
     if len(hyps) != beam * len(refs):
         raise InputError(hyp_path, f"{len(hyps)} hypothesis lines, but {ref_path} has {len(refs)} references "
                                    f"and the beam is {beam}: expected {beam * len(refs)} lines")
@@ -214,7 +196,7 @@ def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str |
                id_field: str | None = None) -> Predictions:
     path = Path(path)
     records = []
-    for number, line in enumerate(_read_lines(path), start=1):
+    for number, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -246,7 +228,7 @@ def detect_format(path: str | Path) -> str:
         return "parquet"
     if suffix in (".jsonl", ".json", ".ndjson"):
         return "jsonl"
-    for line in _read_lines(path)[:50]:
+    for line in read_lines(path)[:50]:
         if line.strip():
             if _TUFANO_LINE.match(line):
                 return "tufano"

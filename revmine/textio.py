@@ -1,0 +1,26 @@
+"""Reading users' text files strictly, so that a bad byte or line is reported where it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import InputError
+
+
+def read_lines(path: Path) -> list[str]:
+    """Decode strictly as UTF-8 (a BOM is dropped) so a bad byte is reported with its line number."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"undecodable byte 0x{data[exc.start]:02x} (not UTF-8)", line=line) from exc
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
