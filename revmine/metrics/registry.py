@@ -9,108 +9,39 @@ is reachable without a new registry entry; the resulting signature records them.
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from typing import Callable
 
 from .base import Metric
 
 
-def _bleu(**kw: object) -> Metric:
-    from .bleu import BLEU
-    return BLEU(**kw)
-
-
-def _bleu_moses(**kw: object) -> Metric:
-    from .bleu import BLEUMoses
-    return BLEUMoses(**kw)
-
-
-def _bleu_cc(**kw: object) -> Metric:
-    from .bleu import BLEUCC
-    return BLEUCC(**kw)
-
-
-def _bleu_norm(**kw: object) -> Metric:
-    from .bleu import BLEUNorm
-    return BLEUNorm(**kw)
-
-
-def _levenshtein(**kw: object) -> Metric:
-    from .edit import Levenshtein
-    return Levenshtein(**kw)
-
-
-def _levenshtein_sim(**kw: object) -> Metric:
-    from .edit import LevenshteinSimilarity
-    return LevenshteinSimilarity(**kw)
-
-
-def _sed(**kw: object) -> Metric:
-    from .edit import SED
-    return SED(**kw)
-
-
-def _treed(**kw: object) -> Metric:
-    from .tree import TreeEditDistance
-    return TreeEditDistance(**kw)
-
-
-def _treed_sim(**kw: object) -> Metric:
-    from .tree import TreeEditSimilarity
-    return TreeEditSimilarity(**kw)
-
-
-def _rouge(variant: str) -> Callable[..., Metric]:
+def _lazy(module: str, cls: str, *args: object) -> Callable[..., Metric]:
+    """A factory that imports ``revmine.metrics.<module>`` only when the metric is built."""
     def make(**kw: object) -> Metric:
-        from .text import Rouge
-        return Rouge(variant, **kw)  # type: ignore[arg-type]
+        return getattr(import_module(f"{__package__}.{module}"), cls)(*args, **kw)
     return make
-
-
-def _chrf(**kw: object) -> Metric:
-    from .text import Chrf
-    return Chrf(**kw)
-
-
-def _ter(**kw: object) -> Metric:
-    from .text import Ter
-    return Ter(**kw)
-
-
-def _meteor(**kw: object) -> Metric:
-    from .meteor import Meteor
-    return Meteor(**kw)
-
-
-def _meteor_next(**kw: object) -> Metric:
-    from .meteor import MeteorNext
-    return MeteorNext(**kw)
-
-
-def _log_mnext(**kw: object) -> Metric:
-    from .meteor import LogMnext
-    return LogMnext(**kw)
 
 
 #: Registry key -> factory taking the metric's keyword settings. Imports are lazy so that scoring code
 #: does not load WordNet or javalang unless asked.
 METRICS: dict[str, Callable[..., Metric]] = {
-    "bleu": _bleu,
-    "bleu_moses": _bleu_moses,
-    "bleu_cc": _bleu_cc,
-    "bleu_norm": _bleu_norm,
-    "levenshtein": _levenshtein,
-    "levenshtein_sim": _levenshtein_sim,
-    "sed": _sed,
-    "treed": _treed,
-    "treed_sim": _treed_sim,
-    "rouge1": _rouge("1"),
-    "rouge2": _rouge("2"),
-    "rougeL": _rouge("L"),
-    "chrf": _chrf,
-    "ter": _ter,
-    "meteor": _meteor,
-    "meteor_next": _meteor_next,
-    "log_mnext": _log_mnext,
+    "bleu": _lazy("bleu", "BLEU"),
+    "bleu_moses": _lazy("bleu", "BLEUMoses"),
+    "bleu_cc": _lazy("bleu", "BLEUCC"),
+    "bleu_norm": _lazy("bleu", "BLEUNorm"),
+    "levenshtein": _lazy("edit", "Levenshtein"),
+    "levenshtein_sim": _lazy("edit", "LevenshteinSimilarity"),
+    "sed": _lazy("edit", "SED"),
+    "treed": _lazy("tree", "TreeEditDistance"),
+    "treed_sim": _lazy("tree", "TreeEditSimilarity"),
+    "rouge1": _lazy("text", "Rouge", "1"),
+    "rouge2": _lazy("text", "Rouge", "2"),
+    "rougeL": _lazy("text", "Rouge", "L"),
+    "chrf": _lazy("text", "Chrf"),
+    "ter": _lazy("text", "Ter"),
+    "meteor": _lazy("meteor", "Meteor"),
+    "meteor_next": _lazy("meteor", "MeteorNext"),
+    "log_mnext": _lazy("meteor", "LogMnext"),
 }
 
 #: Defaults per kind of output. Code: BLEU-4 on tokens, edit distances and the AST distance.
