@@ -1,0 +1,173 @@
+"""Noise classifier: training, determinism, persistence, cross-validation, label files, shipped data."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.tree import DecisionTreeClassifier
+
+from revmine.errors import InputError
+from revmine.filters import classifier
+from revmine.filters.rules import RULE_NAMES
+
+DATA = Path(classifier.__file__).resolve().parents[1] / "data" / "review_comments_labelled.csv"
+SMALL_FOREST = {"n_estimators": 25}
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[list[str], list[bool]]:
+    return classifier.read_labels(DATA)
+
+
+@pytest.fixture(scope="module")
+def sample(shipped: tuple[list[str], list[bool]]) -> tuple[list[str], list[bool]]:
+    """The first 200 comments of each class: enough to learn, small enough to stay fast."""
+    texts, labels = shipped
+    keep = [i for i, y in enumerate(labels) if y][:200] + [i for i, y in enumerate(labels) if not y][:200]
+    keep.sort()
+    return [texts[i] for i in keep], [labels[i] for i in keep]
+
+
+HELD_OUT = ["Thanks!", "Rename `tmp` to `retryCount`.", "Why not use a Map here?", "Same as above.",
+            "This can throw an NPE when `user` is null.", "Please add a unit test.", "+1", "Make this final."]
+
+
+def test_shipped_set_is_large_varied_and_not_separable_by_length(shipped: tuple[list[str], list[bool]]) -> None:
+    texts, labels = shipped
+    y = np.array(labels)
+    assert len(texts) >= 1500 and 0.4 < y.mean() < 0.6
+    with open(DATA, encoding="utf-8", newline="") as fh:
+        noise_categories = {row["category"] for row in csv.DictReader(fh) if row["label"] == "noise"}
+    assert set(RULE_NAMES) <= noise_categories
+    lengths = np.array([[len(t), len(t.split())] for t in texts])
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    by_length = cross_val_predict(DecisionTreeClassifier(min_samples_leaf=5, random_state=0), lengths, y, cv=folds)
+    assert (by_length == y).mean() < 0.85  # a template artefact would make length alone near-perfect
+
+
+def test_train_predicts_booleans_and_is_deterministic(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    first = classifier.train(texts, labels, model="random_forest", seed=3, **SMALL_FOREST)
+    second = classifier.train(texts, labels, model="random_forest", seed=3, **SMALL_FOREST)
+    predicted = classifier.predict(first, HELD_OUT)
+    assert predicted.dtype == bool and predicted.shape == (len(HELD_OUT),)
+    assert np.array_equal(first.predict_proba(HELD_OUT), second.predict_proba(HELD_OUT))
+    assert predicted[1] and not predicted[0]  # a rename request is relevant, a thank-you is noise
+    assert classifier.predict(first, []).shape == (0,)
+
+
+def test_train_accepts_string_labels_and_rejects_bad_ones(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    named = ["Relevant" if y else "NOISE" for y in labels]
+    model = classifier.train(texts, named, model="naive_bayes")
+    assert classifier.predict(model, HELD_OUT).dtype == bool
+    with pytest.raises(ValueError, match="neither relevant nor noise"):
+        classifier.train(texts[:2], ["relevant", "maybe"])
+    with pytest.raises(ValueError, match="both"):
+        classifier.train(texts[:2], [True, True])
+    with pytest.raises(ValueError, match="unknown model"):
+        classifier.train(texts, labels, model="svm")
+
+
+def test_save_load_round_trips_predictions(sample: tuple[list[str], list[bool]], tmp_path: Path) -> None:
+    texts, labels = sample
+    model = classifier.train(texts, labels, model="decision_tree")
+    path = classifier.save(model, tmp_path / "models" / "noise.joblib")
+    assert path.is_file() and list(path.parent.iterdir()) == [path]  # no temporary file left behind
+    loaded = classifier.load(path)
+    assert np.array_equal(classifier.predict(loaded, texts + HELD_OUT), classifier.predict(model, texts + HELD_OUT))
+
+
+def test_load_rejects_missing_and_foreign_files(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such model file"):
+        classifier.load(tmp_path / "absent.joblib")
+    garbage = tmp_path / "garbage.joblib"
+    garbage.write_bytes(b"not a pickle")
+    with pytest.raises(InputError, match="not a revmine classifier model"):
+        classifier.load(garbage)
+
+
+def test_cross_validation_reports_all_three_models(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    scores = [classifier.cross_validate(texts, labels, model=m, folds=3, seed=1,
+                                        **(SMALL_FOREST if m == "random_forest" else {}))
+              for m in classifier.MODELS]
+    for s in scores:
+        assert s.folds == 3 and s.n == len(texts) and s.relevant == sum(labels)
+        assert 0.5 < s.precision <= 1 and 0.5 < s.recall <= 1 and 0.5 < s.f1 <= 1
+        assert len(s.fold_precision) == 3
+    again = classifier.cross_validate(texts, labels, model="decision_tree", folds=3, seed=1)
+    assert again == scores[1]
+
+
+def test_compare_orders_by_precision(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    ranked = classifier.compare(texts[:200], labels[:200], models=("decision_tree", "naive_bayes"), folds=3)
+    assert [s.precision for s in ranked] == sorted((s.precision for s in ranked), reverse=True)
+    assert classifier.DEFAULT_MODEL in classifier.MODELS
+
+
+def test_character_ngrams_are_optional(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    model = classifier.train(texts, labels, model="naive_bayes", char_ngrams=True)
+    assert "chars" in dict(model.named_steps["features"].transformer_list)
+    assert classifier.predict(model, HELD_OUT).shape == (len(HELD_OUT),)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_read_labels_csv_and_jsonl(tmp_path: Path) -> None:
+    csv_file = _write(tmp_path / "l.csv", 'id,text,label\n1,"Rename x,\nplease",RELEVANT\n2,Thanks!, noise \n')
+    assert classifier.read_labels(csv_file) == (["Rename x,\nplease", "Thanks!"], [True, False])
+    rows = [{"text": "LGTM", "label": "Noise"}, {"text": "Make it final", "label": "relevant", "extra": 1}]
+    jsonl = _write(tmp_path / "l.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n\n")
+    assert classifier.read_labels(jsonl) == (["LGTM", "Make it final"], [False, True])
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("bad.csv", 'text,label\n"multi\nline",relevant\nThanks,noise\nLGTM,spam\n', r"bad\.csv:5 \[label\]: label 'spam'"),
+    ("cols.csv", "comment,label\nThanks,noise\n", r"cols\.csv:1: missing column\(s\) text"),
+    ("empty.csv", "text,label\n,noise\nfix it,relevant\n", r"empty\.csv:2 \[text\]: empty"),
+    ("short.csv", "text,label\nThanks\n", r"short\.csv:2: 1 field"),
+    ("one.csv", "text,label\nThanks,noise\n", r"one\.csv: 1 row\(s\) but training needs both"),
+    ("bad.jsonl", '{"text": "ok", "label": "noise"}\n{"text": "x", "label": "meh"}\n', r"bad\.jsonl:2 \[label\]"),
+    ("broken.jsonl", '{"text": "ok", "label": "noise"}\n{"text": \n', r"broken\.jsonl:2: not valid JSON"),
+    ("keys.jsonl", '{"comment": "ok", "label": "noise"}\n', r"keys\.jsonl:1: expected an object"),
+    ("labels.txt", "text,label\n", r"labels\.txt: labels must be"),
+])
+def test_bad_label_files_name_the_line(tmp_path: Path, name: str, content: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        classifier.read_labels(_write(tmp_path / name, content))
+
+
+def test_train_from_file_writes_a_usable_model(sample: tuple[list[str], list[bool]], tmp_path: Path) -> None:
+    texts, labels = sample
+    labels_file = tmp_path / "mine.jsonl"
+    labels_file.write_text("".join(json.dumps({"text": t, "label": "relevant" if y else "noise"}) + "\n"
+                                   for t, y in zip(texts, labels)), encoding="utf-8")
+    model = classifier.train_from_file(labels_file, tmp_path / "out.joblib", model="naive_bayes")
+    assert np.array_equal(classifier.predict(classifier.load(tmp_path / "out.joblib"), HELD_OUT),
+                          classifier.predict(model, HELD_OUT))
+
+
+def test_default_model_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVMINE_CACHE_DIR", str(tmp_path))
+    classifier.default_model.cache_clear()
+    try:
+        model = classifier.default_model()
+        cached = list((tmp_path / "classifier").glob("*.joblib"))
+        assert len(cached) == 1
+        classifier.default_model.cache_clear()
+        again = classifier.default_model()  # read back from disk, not retrained
+        assert np.array_equal(classifier.predict(again, HELD_OUT), classifier.predict(model, HELD_OUT))
+        assert classifier.predict(model, ["Thanks!", "Rename `tmp` to `retryCount`."]).tolist() == [False, True]
+    finally:
+        classifier.default_model.cache_clear()

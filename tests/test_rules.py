@@ -1,0 +1,101 @@
+"""Keyword rules: each category trips on comments made for it and stays silent on change requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from revmine.filters.rules import RULE_NAMES, asks_for_change, categories, is_noise_by_rules
+
+TRIPS = [
+    ("empty_after_stopwords", "?"),
+    ("empty_after_stopwords", "And this one?"),
+    ("approval", "LGTM"),
+    ("approval", "Looks good to me now!"),
+    ("acknowledgement", "Done."),
+    ("acknowledgement", "Good catch, fixed in the next patch set."),
+    ("acknowledgement", "Right, the caller already handles that."),
+    ("formatting", "nit: trailing whitespace"),
+    ("formatting", "Please fix the indentation here."),
+    ("formatting", "This line exceeds 100 characters."),
+    ("thanks", "Thanks a lot for the quick update!"),
+    ("thanks", "thx"),
+    ("add_tests", "Please add a unit test for the empty list case."),
+    ("add_tests", "Is this covered by a test?"),
+    ("clarification", "why?"),
+    ("clarification", "Can you explain why this is needed?"),
+    ("clarification", "Where is `dispose` called from?"),
+    ("reference", "Same as above."),
+    ("reference", "See my previous comment"),
+    ("link", "https://docs.oracle.com/javase/8/docs/api/java/util/Map.html"),
+    ("link", "FYI: https://github.com/org/repo/issues/12"),
+    ("documentation", "Please add Javadoc to this method."),
+    ("documentation", "@param timeout is missing"),
+    ("pr_organisation", "Could you split this PR into two?"),
+    ("pr_organisation", "Please squash the commits and rebase on master."),
+    ("plus_one", "+1"),
+    ("plus_one", "+1 to what Bob said"),
+    ("for_now", "Let's keep it for now."),
+    ("for_now", "Fine for the time being, we can revisit later."),
+    ("short_answer", "Nope."),
+    ("short_answer", "yes, it is"),
+]
+
+RELEVANT = [
+    "Why not use a Map here?",
+    "Thanks! Please make `count` final.",
+    "+1, but rename foo to bar",
+    "LGTM, but `conn` is never closed: use try-with-resources.",
+    "Same problem as above: `reader` is never closed, use try-with-resources.",
+    "```suggestion\n    return items.isEmpty();\n```",
+    "Off-by-one: this should be < not <=.",
+    "Not needed, validate() already checks this.",
+    "Why is this synchronized? It shouldn't be needed.",
+    "Split this method into two smaller ones.",
+    "Rename `tmp` to `retryCount`.",
+    "This can throw an NPE when user is null.",
+    "Use equals() instead of ==.",
+    "Extract this into a helper method.",
+    "Consider using a StringBuilder in this loop.",
+    "Could we use Optional here?",
+    "The second call to format() is redundant.",
+    "> Thanks!\n\nMake `cache` a ConcurrentHashMap, this is called from several threads.",
+    "@alice you can drop the else branch, the if returns.",
+    "Catching Exception is too broad; catch IOException.",
+    "Why not make parse() return an Optional?",
+    "magic number 1000, extract please",
+]
+
+
+def test_rule_names_cover_the_paper_categories() -> None:
+    assert len(RULE_NAMES) == 14 and len(set(RULE_NAMES)) == 14
+    assert {name for name, _ in TRIPS} == set(RULE_NAMES)
+
+
+@pytest.mark.parametrize(("rule", "text"), TRIPS)
+def test_rule_trips_on_made_comment(rule: str, text: str) -> None:
+    assert rule in categories(text)
+    assert is_noise_by_rules(text)
+
+
+@pytest.mark.parametrize("text", RELEVANT)
+def test_rules_stay_silent_on_change_requests(text: str) -> None:
+    assert categories(text) == []
+    assert not is_noise_by_rules(text)
+
+
+def test_categories_follow_rule_order() -> None:
+    found = categories("Thanks, done.")
+    assert found == sorted(found, key=RULE_NAMES.index)
+    assert {"thanks", "acknowledgement"} <= set(found)
+
+
+def test_quoted_text_and_code_are_not_the_reviewers_words() -> None:
+    assert categories("> Please add a unit test.\n\nRename `x` to `width`.") == []
+    assert "empty_after_stopwords" not in categories("`final`")
+    assert "link" not in categories("> see https://example.org\n\nInline this variable.")
+
+
+def test_asks_for_change() -> None:
+    assert asks_for_change("Why not use a Map here?")
+    assert asks_for_change("Please remove this.")
+    assert not asks_for_change("Thanks for the explanation!")
