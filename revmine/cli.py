@@ -264,11 +264,43 @@ def _run_unabstract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_classifier(sub: argparse._SubParsersAction) -> None:
+    from .filters.classifier import DEFAULT_MODEL, MODELS
+
+    p = sub.add_parser("classifier", help="train or evaluate the noise-comment classifier on your labels")
+    actions = p.add_subparsers(dest="action", required=True)
+    train = actions.add_parser("train", help="train a model on labelled comments and save it")
+    evaluate = actions.add_parser("evaluate", help="cross-validate every model on labelled comments")
+    for q in (train, evaluate):
+        q.add_argument("--labels", type=Path, required=True, help="CSV or JSON Lines with columns text,label "
+                                                                   "(label: relevant or noise)")
+        q.add_argument("--seed", type=int, default=0)
+    train.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL)
+    train.add_argument("--out", type=Path, required=True, help="where to save the model (joblib)")
+    evaluate.add_argument("--folds", type=int, default=10)
+    p.set_defaults(func=_run_classifier)
+
+
+def _run_classifier(args: argparse.Namespace) -> int:
+    from .filters import classifier
+
+    if args.action == "train":
+        classifier.train_from_file(args.labels, args.out, model=args.model, seed=args.seed)
+        print(f"saved a {args.model} model trained on {args.labels} to {args.out}", file=sys.stderr)
+        return 0
+    texts, labels = classifier.read_labels(args.labels)
+    print("| model | precision (relevant) | recall | F1 | accuracy |\n|---|---|---|---|---|")
+    for s in classifier.compare(texts, labels, folds=args.folds, seed=args.seed):
+        print(f"| {s.model} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} | {s.accuracy:.3f} |")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement, _add_unabstract):
+    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement, _add_unabstract,
+                _add_classifier):
         add(sub)
     return parser
 

@@ -171,3 +171,24 @@ def test_default_model_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.Mon
         assert classifier.predict(model, ["Thanks!", "Rename `tmp` to `retryCount`."]).tolist() == [False, True]
     finally:
         classifier.default_model.cache_clear()
+
+
+def test_cli_train_and_evaluate(tmp_path, capsys):
+    from revmine.cli import main
+    from revmine.filters.classifier import load, predict
+
+    relevant = [f"please rename {w} to something clearer" for w in ("foo", "bar", "baz", "qux", "tmp", "val")]
+    noise = ["thanks!", "+1", "LGTM", "looks good to me", "nice work", "ok, done"]
+    labels = tmp_path / "labels.csv"
+    labels.write_text("text,label\n" + "".join(f'"{t}",relevant\n' for t in relevant)
+                      + "".join(f'"{t}",noise\n' for t in noise))
+    assert main(["classifier", "train", "--labels", str(labels), "--out", str(tmp_path / "m.joblib")]) == 0
+    model = load(tmp_path / "m.joblib")
+    assert predict(model, ["please rename quux to something clearer", "thanks!"]).tolist() == [True, False]
+    assert main(["classifier", "evaluate", "--labels", str(labels), "--folds", "3"]) == 0
+    table = capsys.readouterr().out
+    assert table.count("\n| ") == 3  # one row per model: random forest, decision tree, naive Bayes
+    labels.write_text("text,label\nfine,spam\n")
+    assert main(["classifier", "train", "--labels", str(labels), "--out", str(tmp_path / "n.joblib")]) == 2
+    assert "labels.csv:2 [label]" in capsys.readouterr().err
+    assert not (tmp_path / "n.joblib").exists()
