@@ -87,9 +87,9 @@ _WHITESPACE = np.zeros(0x110000, dtype=bool)
 _WHITESPACE[[c for c in range(0x3001) if chr(c).isspace()]] = True  # none lies above U+3000
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
 _SLOT_BITS = 20
-_POWERS = np.ones(1, dtype=np.uint64)  # _BASE ** i and its inverse ** i (mod 2**64), grown on demand
-_INVERSE_SLOT_BITS = 20
+# _BASE ** i and its inverse ** i (mod 2**64), grown on demand
 _POWERS = np.ones(1, dtype=np.uint64)
+_INVERSE_POWERS = np.ones(1, dtype=np.uint64)
 
 
 def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:

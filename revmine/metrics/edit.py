@@ -1,8 +1,9 @@
 """Edit distances between a prediction and its reference: Levenshtein, its normalised similarity, and SED.
 
 All three rest on the Levenshtein distance ``d`` (unit-cost insertions, deletions and substitutions),
-computed by ``rapidfuzz.distance.Levenshtein.distance`` (its reference implementation here), over
-whitespace tokens (``tokenize="space"``, ``str.split()``) or characters (``tokenize="char"``):
+``rapidfuzz.distance.Levenshtein.distance``'s (the reference here; large token batches use a compiled
+kernel that gives the same values, see Speed), over whitespace tokens (``tokenize="space"``,
+``str.split()``) or characters (``tokenize="char"``):
 
 * ``Levenshtein`` — ``d`` itself (an edit count; lower is better). Columns ``levenshtein_tok`` and
   ``levenshtein_char``.
@@ -17,11 +18,19 @@ whitespace tokens (``tokenize="space"``, ``str.split()``) or characters (``token
   ``inf`` for an empty reference with a non-empty prediction, 0 when both are empty), column ``sed_ref``.
   Papers that say "SED" without saying which are not comparable with each other; the signature says.
 
-Speed: the Levenshtein computation is rapidfuzz's (bit-parallel, in C++); the only Python work per
-pair is ``str.split`` of the prediction (each distinct reference is split once, and its tokens keep their
-cached hashes). That split, not the distance, is most of the cost: about 3-4x the time of rapidfuzz on
-already-split lists (benchmarks/bench_code_metrics.py). Interning tokens with numpy instead
-(``bleu.intern_tokens``) measured slower than ``str.split`` here.
+Speed. On token lists, making the lists costs more than the distances: ``str.split`` of 17,190
+predictions (~800k ``str`` objects) takes about three times as long as rapidfuzz's distances on the
+split lists. So for batches of at least ``NUMBA_MIN_PAIRS`` pairs, when numba is installed, the token
+distances come from :mod:`revmine.metrics._levenshtein`, which never makes a token object (UTF-32 code
+points, exact token numbering, Myers' bit-parallel algorithm, compiled): 0.6-0.95x the time of rapidfuzz
+on already-split lists (benchmarks/bench_code_metrics.py prints both). Smaller batches, or no numba, use
+rapidfuzz on ``str.split()`` lists (same values; it also avoids numba's start-up for one ``score()``).
+Character distances are rapidfuzz's on the strings in every case.
+
+The score stage calls ``Levenshtein``, ``LevenshteinSimilarity`` and both ``SED`` on the same lists in a
+row: :func:`edit_statistics` keeps its last result (and the two lists it was computed from, by value)
+and reuses it when called again with equal lists and the same ``tokenize``, so the distances are
+computed once. Comparing the lists costs ~0.1 ms for 17k pairs when they hold the same objects.
 """
 
 from __future__ import annotations
@@ -35,22 +44,55 @@ from .base import Metric, check_lengths
 from .bleu import TOKENIZERS, distinct
 
 
+#: token distances of at least this many pairs use the compiled kernel (when numba is installed)
+NUMBA_MIN_PAIRS = 1000
+
+#: (tokenize, hypotheses, references, (distance, hyp_len, ref_len)) of the last edit_statistics call
+_last: tuple | None = None
+
+
 def edit_statistics(hypotheses: Sequence[str], references: Sequence[str],
                     tokenize: str = "space") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Levenshtein distance, hypothesis length and reference length (in tokens or characters) per pair."""
+    global _last
     check_lengths(hypotheses, references)
     if tokenize not in TOKENIZERS:
         raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+    hypotheses, references = list(hypotheses), list(references)
+    last = _last
+    if last is not None and last[0] == tokenize and last[1] == hypotheses and last[2] == references:
+        return tuple(column.copy() for column in last[3])  # type: ignore[return-value]
     if tokenize == "space":
-        ref_index, distinct_refs = distinct(references)
-        split_refs = [r.split() for r in distinct_refs]
-        hyps: list = list(map(str.split, hypotheses))
-        refs: list = [split_refs[i] for i in ref_index.tolist()]
+        statistics = _token_statistics(hypotheses, references)
     else:
-        hyps, refs = list(hypotheses), list(references)
-    distance = np.fromiter(map(_rapidfuzz_levenshtein.distance, hyps, refs), dtype=np.float64, count=len(hyps))
-    return (distance, np.fromiter(map(len, hyps), dtype=np.float64, count=len(hyps)),
-            np.fromiter(map(len, refs), dtype=np.float64, count=len(refs)))
+        statistics = _rapidfuzz_statistics(hypotheses, references)
+    _last = (tokenize, hypotheses, references, statistics)
+    return tuple(column.copy() for column in statistics)  # type: ignore[return-value]
+
+
+def clear_cache() -> None:
+    """Forget the last result of :func:`edit_statistics` (and the lists it holds)."""
+    global _last
+    _last = None
+
+
+def _token_statistics(hypotheses: list[str], references: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(hypotheses) >= NUMBA_MIN_PAIRS:
+        from . import _levenshtein
+        if _levenshtein.AVAILABLE:
+            return tuple(column.astype(np.float64)  # type: ignore[return-value]
+                         for column in _levenshtein.token_distances(hypotheses, references))
+    ref_index, distinct_refs = distinct(references)
+    split_refs = [r.split() for r in distinct_refs]
+    return _rapidfuzz_statistics(list(map(str.split, hypotheses)), [split_refs[i] for i in ref_index.tolist()])
+
+
+def _rapidfuzz_statistics(hyps: list, refs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """rapidfuzz's distance of each pair of strings (characters) or token lists, and both lengths."""
+    n = len(hyps)
+    distance = np.fromiter(map(_rapidfuzz_levenshtein.distance, hyps, refs), dtype=np.float64, count=n)
+    return (distance, np.fromiter(map(len, hyps), dtype=np.float64, count=n),
+            np.fromiter(map(len, refs), dtype=np.float64, count=n))
 
 
 class _EditMetric(Metric):
@@ -117,4 +159,4 @@ class SED(_EditMetric):
             return np.where(distance == 0, 0.0, distance / scale)  # 0/0 = 0, d/0 = inf
 
 
-__all__ = ["Levenshtein", "LevenshteinSimilarity", "SED", "edit_statistics"]
+__all__ = ["Levenshtein", "LevenshteinSimilarity", "SED", "clear_cache", "edit_statistics"]
