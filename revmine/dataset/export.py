@@ -1,0 +1,252 @@
+"""``revmine export``: the splits -> the formats people train with, and a dataset card.
+
+Output directory (every file written atomically; the same splits give byte-identical files)::
+
+    README.md                                      dataset card: YAML header (configs, splits) + documentation
+    data/triplets/{train,validation,test}-00000-of-00001.parquet   Hugging Face layout, one config per kind
+    data/pairs/{train,validation,test}-00000-of-00001.parquet
+    opennmt/triplets/{src,src1,tgt}-{train,eval,test}.txt          the 2021 replication package's text files
+    opennmt/pairs/{src,tgt}-{train,eval,test}.txt
+    jsonl/{triplets,pairs}/{train,eval,test}.jsonl
+
+The Hugging Face files are named as the Hub's own ``push_to_hub`` names them (``config/split-00000-of-00001``)
+under ``data/``, and the card's ``configs`` header maps them, so ``datasets.load_dataset(DIR, "pairs")``
+works on the directory or on a Hub repository made from it. The Hub calls the eval split ``validation``;
+the other formats keep the dataset's names (train/eval/test), as the replication package does.
+
+OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line i of every file of a split
+is example i; ``src`` is the abstracted m_s, ``tgt`` the abstracted m_r and, for triplets, ``src1`` the
+cleaned and abstracted comment. Texts are flattened to one line (any line break, including U+2028, becomes
+a space).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..filters.dataset import KINDS, PAIR, TRIPLET, report_markdown
+from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
+from ..store import atomic_path, read_table, write_table, write_text
+from .split import SPLITS, SUMMARY_FILE
+
+__all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
+
+FORMATS = ("parquet", "opennmt", "jsonl")
+HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
+CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
+MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
+#: OpenNMT files per kind: file prefix -> column (the replication package's names).
+OPENNMT_FILES = {
+    TRIPLET: {"src": "m_s_abstract", "src1": "comment_abstract", "tgt": "m_r_abstract"},
+    PAIR: {"src": "m_s_abstract", "tgt": "m_r_abstract"},
+}
+
+DEFAULT_LICENCE = (
+    "The code and the review comments were written by the contributors of the projects listed under "
+    "*Sources* and remain theirs, under each project's licence; check those licences before redistributing. "
+    "The Gerrit and GitHub terms of service apply to data obtained from them. This card and the dataset's "
+    "structure (the selection, filters and splits) are provided for research use."
+)
+
+_COLUMN_DOCS = {
+    "id": "stable id: a hash of the provenance (kind, round, file, comment, method)",
+    "split": "train, eval or test",
+    "cluster_id": "near-duplicate cluster (id of its smallest member); a cluster never spans splits",
+    "kind": "triplet (m_s, comment, m_r) or pair (m_s, m_r)",
+    "round_id": "source:host:project:change:round of the review round",
+    "source": "gerrit or github",
+    "project": "the project on its host",
+    "change": "Gerrit change number or GitHub pull-request number",
+    "round": "patch set (Gerrit) or commit index (GitHub) that was reviewed",
+    "path": "Java file as submitted",
+    "comment_id": "the reviewer comment's id on its host",
+    "comment_author": "the comment's author",
+    "comment_is_owner": "whether the comment's author owns the change",
+    "comment_in_reply_to": "the comment this one answers",
+    "comment_start_line": "first line of the comment's range in the submitted file",
+    "comment_end_line": "last line of the comment's range",
+    "path_after": "the file in the revised revision",
+    "method_name": "the method's name",
+    "signature": "name(parameters) as submitted",
+    "signature_after": "name(parameters) as revised",
+    "match_rule": "how m_s and m_r were matched: signature, name or rename",
+    "start_line_before": "first line of m_s in the submitted file",
+    "end_line_before": "last line of m_s",
+    "start_line_after": "first line of m_r in the revised file",
+    "end_line_after": "last line of m_r",
+    "changed": "m_s differs from m_r",
+    "m_s": "the method as submitted for review (raw)",
+    "m_r": "the method as revised after the review (raw)",
+    "comment": "the reviewer's comment (raw; empty for pairs)",
+    "m_s_abstract": "m_s abstracted as in the 2021 dataset (space-separated tokens)",
+    "m_r_abstract": "m_r abstracted with m_s's map",
+    "comment_abstract": "the comment cleaned and abstracted with the pair's map",
+    "abstraction_map": "JSON object mapping original tokens to abstract ids",
+}
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What to write and what the card says."""
+
+    formats: tuple[str, ...] = FORMATS
+    name: str = "Code review dataset"
+    filter_report: str | Path | None = None  # filter_report.parquet, for the card's Filters section
+    licence: str = DEFAULT_LICENCE
+
+    def __post_init__(self) -> None:
+        unknown = set(self.formats) - set(FORMATS)
+        if unknown:
+            raise ValueError(f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
+
+
+def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:
+    """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written."""
+    options = options or ExportOptions()
+    splits_dir, out_dir = Path(splits_dir), Path(out_dir)
+    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=f"{DATASET_NAME}/{DATASET_VERSION}")
+              for name in SPLITS}
+    kinds = [k for k in KINDS if any(pc.any(pc.equal(t.column("kind"), k)).as_py() for t in splits.values())]
+    if not kinds:
+        raise InputError(splits_dir, "the splits have no rows: nothing to export")
+    parts = {(kind, name): table.filter(pc.equal(table.column("kind"), kind))
+             for kind in kinds for name, table in splits.items()}
+    files: list[Path] = []
+    for (kind, name), part in parts.items():
+        config = CONFIGS[kind]
+        if "parquet" in options.formats:
+            files.append(write_table(part, out_dir / _hf_path(config, name), DATASET_SCHEMA))
+        if "opennmt" in options.formats:
+            for prefix, column in OPENNMT_FILES[kind].items():
+                lines = (_one_line(text) for text in part.column(column).to_pylist())
+                files.append(_write_lines(out_dir / "opennmt" / config / f"{prefix}-{name}.txt", lines))
+        if "jsonl" in options.formats:
+            lines = (_json_line(row) for row in part.to_pylist())
+            files.append(_write_lines(out_dir / "jsonl" / config / f"{name}.jsonl", lines))
+    sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
+    report = None if options.filter_report is None else read_table(
+        options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
+    split_summary = splits_dir / SUMMARY_FILE
+    how_split = json.loads(split_summary.read_text(encoding="utf-8")) if split_summary.is_file() else None
+    card = dataset_card(splits, kinds, sizes, options, report, how_split)
+    files.append(write_text(out_dir / "README.md", card))
+    return {"sizes": sizes, "files": [str(f.relative_to(out_dir)) for f in files], "card": str(out_dir / "README.md")}
+
+
+def _hf_path(config: str, split: str) -> str:
+    return f"data/{config}/{HF_SPLITS[split]}-00000-of-00001.parquet"
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _json_line(row: dict[str, Any]) -> str:
+    """One JSON object; line and paragraph separators escaped so that no reader splits the line."""
+    text = json.dumps(row, ensure_ascii=False)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
+def _write_lines(dest: Path, lines: Iterable[str]) -> Path:
+    with atomic_path(dest) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        for line in lines:
+            fh.write(line)
+            fh.write("\n")
+    return dest
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return label
+    return "1M<n<10M"
+
+
+def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str, dict[str, int]],
+                 options: ExportOptions, report: pa.Table | None, how_split: dict | None) -> str:
+    """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, loading."""
+    total = sum(t.num_rows for t in splits.values())
+    header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
+              "tags:", "- code-review", "- code-refinement", "- java", "task_categories:",
+              "- text2text-generation", "size_categories:", f"- {_size_category(total)}", "configs:"]
+    for k, kind in enumerate(kinds):
+        header += [f"- config_name: {CONFIGS[kind]}", *(["  default: true"] if k == 0 else []), "  data_files:"]
+        for name in SPLITS:
+            header += [f"  - split: {HF_SPLITS[name]}", f"    path: {_hf_path(CONFIGS[kind], name)}"]
+    header.append("---")
+
+    body = [f"# {options.name}", "",
+            "Code-review examples mined from Gerrit and GitHub reviews and built like the dataset of Tufano et al., "
+            "*Towards Automating Code Review Activities* (ICSE 2021): **triplets** (m_s: a Java method submitted "
+            "for review, a reviewer's comment on it, m_r: the method revised after the review) and **pairs** "
+            "(m_s, m_r) of every method changed in a review round. Built with revmine.", "",
+            "## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
+            "|---|" + "---:|" * (len(SPLITS) + 1)]
+    for config, by_split in sizes.items():
+        body.append(f"| {config} | " + " | ".join(f"{by_split[s]:,}" for s in SPLITS)
+                    + f" | {sum(by_split.values()):,} |")
+    body += ["", *_sources(splits), ""]
+    if report is not None:
+        body += [report_markdown(report, level=2).rstrip(), ""]
+    else:
+        body += ["## Filter report", "", "No filter report was given to the export.", ""]
+    body += _splits_section(how_split)
+    body += ["## Schema", "", "Every Parquet and JSON Lines file has these columns:", "",
+             "| column | type | description |", "|---|---|---|"]
+    body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
+    first = CONFIGS[kinds[0]] if kinds else "triplets"
+    body += ["", "## Files", "", "- `data/<config>/<split>-00000-of-00001.parquet`: the Hugging Face layout above.",
+             "- `opennmt/triplets/{src,src1,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one example "
+             "per line, abstracted (src: m_s, src1: comment, tgt: m_r), as in the 2021 replication package; "
+             "splits named train, eval, test.",
+             "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column.", "",
+             "## How to load", "", "```python", "from datasets import load_dataset", "",
+             f'ds = load_dataset("path/to/this/directory", "{first}")  # or the Hub repository id',
+             'print(ds["train"][0]["m_s_abstract"])', "```", "", "Without `datasets`:", "", "```python",
+             "import pyarrow.dataset as pads", "",
+             f'train = pads.dataset("data/{first}/train-00000-of-00001.parquet").to_table()', "```", "",
+             "## Licence", "", options.licence, "", "## Citation", "",
+             "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
+             "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
+             "thresholds of Project CodeNet (Puri et al., NeurIPS Datasets and Benchmarks 2021).", ""]
+    return "\n".join(header) + "\n\n" + "\n".join(body)
+
+
+def _sources(splits: dict[str, pa.Table]) -> list[str]:
+    """Rows per source and split, and the projects with their row counts."""
+    per_source: Counter[tuple[str, str]] = Counter()
+    per_project: Counter[tuple[str, str]] = Counter()
+    for name, table in splits.items():
+        for source, project in zip(table.column("source").to_pylist(), table.column("project").to_pylist()):
+            per_source[(source, name)] += 1
+            per_project[(source, project)] += 1
+    lines = ["## Sources", "", "| source | projects | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " |",
+             "|---|---:|" + "---:|" * len(SPLITS)]
+    for source in sorted({s for s, _ in per_source}):
+        projects = sum(1 for s, _ in per_project if s == source)
+        lines.append(f"| {source} | {projects} | " + " | ".join(f"{per_source[(source, n)]:,}" for n in SPLITS) + " |")
+    ranked = sorted(per_project.items(), key=lambda item: (-item[1], item[0]))
+    lines += ["", f"Projects with the most rows ({min(len(ranked), MAX_PROJECTS_LISTED)} of {len(ranked)}):", ""]
+    lines += [f"- {source}: {project} ({n:,})" for (source, project), n in ranked[:MAX_PROJECTS_LISTED]]
+    return lines
+
+
+def _splits_section(how_split: dict | None) -> list[str]:
+    lines = ["## Splits", ""]
+    if how_split is None:
+        return lines + ["No split summary (split.json) was found beside the splits.", ""]
+    lines.append(f"Strategy `{how_split['strategy']}`, seed {how_split['seed']}, fractions "
+                 f"{'/'.join(str(f) for f in how_split['fractions'])}. Whole near-duplicate clusters go to one split; "
+                 "within a split one row per cluster and kind is kept.")
+    dropped = how_split.get("dropped") or {}
+    if dropped:
+        lines.append("Removed by the split: " + ", ".join(f"{k} {v:,}" for k, v in dropped.items()) + ".")
+    return lines + [""]

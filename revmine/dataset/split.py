@@ -1,0 +1,181 @@
+"""``revmine split``: filtered candidates -> ``train.parquet``, ``eval.parquet``, ``test.parquet``.
+
+Three strategies, all seeded and deterministic (the same input and seed give byte-identical files; rows are
+written sorted by kind and id, so even the input's row order does not matter):
+
+* ``random`` (default, 80/10/10): whole near-duplicate *clusters* are shuffled and dealt to the splits, so
+  near-duplicates can never straddle two splits.
+* ``project``: whole projects are shuffled and dealt, so the test split measures generalisation to
+  unseen projects.
+* ``time``: review rounds in order of their ``created`` time, read from the ``rounds.parquet`` given
+  (candidates carry no time), train before eval before test.
+
+Units (clusters, projects or rounds) are dealt in order; a unit goes to the split where the middle of its
+rows falls on the cumulative 80/10/10 scale, which keeps split sizes close to the fractions for units of
+any size. With ``project`` and ``time`` a cluster may still span splits: it is kept where its earliest
+member is (train before eval before test) and its members elsewhere are dropped as
+``cross_split_near_duplicate``. Within a split, one row per (cluster, kind) is kept (the smallest id): the
+others are dropped as ``near_duplicate`` (nothing, when the filter step already did it). Dropped rows go to
+``dropped.parquet`` with the reason, a summary to ``split.json``.
+
+The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
+work too: ids and clusters are then computed here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..filters.dataset import (
+    CANDIDATES_TAG, CandidateRows, FilterOptions, dropped_rows, load_candidates, near_duplicate, with_ids,
+)
+from ..filters.duplicates import NearDuplicateConfig
+from ..schema import (
+    DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
+)
+from ..store import read_table, write_json, write_table
+
+__all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
+
+SPLITS = ("train", "eval", "test")
+STRATEGIES = ("random", "project", "time")
+DROPPED_FILE = "dropped.parquet"
+SUMMARY_FILE = "split.json"
+
+
+@dataclass(frozen=True)
+class SplitOptions:
+    """How to split; ``near_duplicates`` and ``duplicate_fields`` only matter for input without clusters."""
+
+    strategy: str = "random"
+    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    seed: int = 0
+    rounds: str | Path | None = None  # rounds.parquet: the times of the ``time`` strategy
+    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
+    duplicate_fields: tuple[str, ...] = FilterOptions.duplicate_fields
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
+        if len(self.fractions) != 3 or min(self.fractions) < 0 or abs(sum(self.fractions) - 1) > 1e-9:
+            raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {self.fractions}")
+
+
+def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
+                  options: SplitOptions | None = None) -> dict[str, Any]:
+    """Split ``dataset`` into ``OUT/{train,eval,test}.parquet`` (+ ``dropped.parquet``, ``split.json``)."""
+    options = options or SplitOptions()
+    table, path = load_candidates(dataset, accept=(f"{FILTERED_NAME}/{FILTERED_VERSION}", CANDIDATES_TAG))
+    table = with_ids(table, path)
+    rows = CandidateRows(table)
+    if "cluster_id" in table.column_names:
+        cluster = rows.col("cluster_id")
+        if None in cluster:
+            row = cluster.index(None)
+            raise InputError(path, f"row {row}: no cluster id", line=row, field="cluster_id")
+    else:
+        dedup = FilterOptions(near_duplicates=options.near_duplicates, duplicate_fields=options.duplicate_fields)
+        cluster = near_duplicate(rows, np.arange(len(rows)), dedup).cluster_id
+        table = table.append_column("cluster_id", pa.array(cluster, pa.string()))
+    natural = _natural_splits(rows, cluster, options, path)
+
+    # A cluster lives in the first split one of its members falls in; the others are dropped there.
+    home: dict[str, int] = {}
+    for c, s in zip(cluster, natural):
+        home[c] = min(home.get(c, s), s)
+    ids, kinds = rows.col("id"), rows.col("kind")
+    keeper: dict[tuple[str, str], int] = {}
+    drops: dict[str, tuple[list[int], list[str]]] = defaultdict(lambda: ([], []))
+    members: list[list[int]] = [[] for _ in SPLITS]
+    for i in sorted(range(len(rows)), key=lambda i: (kinds[i], ids[i])):
+        c, s = cluster[i], natural[i]
+        if s != home[c]:
+            _note(drops, "cross_split_near_duplicate", i, f"its cluster {c} is in {SPLITS[home[c]]}")
+        elif keeper.setdefault((c, kinds[i]), i) != i:
+            _note(drops, "near_duplicate", i, f"near-duplicate of {ids[keeper[(c, kinds[i])]]}")
+        else:
+            members[s].append(i)
+
+    out_dir = Path(out_dir)
+    full = table.append_column("split", pa.array([SPLITS[s] for s in natural], pa.string()))
+    sizes: dict[str, dict[str, int]] = {}
+    for s, name in enumerate(SPLITS):
+        part = full.take(pa.array(members[s], pa.int64()))
+        write_table(part, out_dir / f"{name}.parquet", DATASET_SCHEMA)
+        sizes[name] = dict(sorted(Counter(part.column("kind").to_pylist()).items()))
+    dropped = [dropped_rows(table, rows_, name, details, [cluster[i] for i in rows_])
+               for name, (rows_, details) in sorted(drops.items())]
+    write_table(pa.concat_tables(dropped) if dropped else FILTER_DROPPED_SCHEMA.empty_table(),
+                out_dir / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+    summary = {
+        "strategy": options.strategy, "seed": options.seed, "fractions": list(options.fractions),
+        "rows": len(rows), "clusters": len(home), "sizes": sizes,
+        "dropped": {name: len(rows_) for name, (rows_, _) in sorted(drops.items())},
+    }
+    write_json(out_dir / SUMMARY_FILE, summary)
+    return {**summary, "paths": {name: str(out_dir / f"{name}.parquet") for name in SPLITS},
+            "dropped_path": str(out_dir / DROPPED_FILE), "summary_path": str(out_dir / SUMMARY_FILE)}
+
+
+def _note(drops: dict[str, tuple[list[int], list[str]]], name: str, row: int, detail: str) -> None:
+    drops[name][0].append(row)
+    drops[name][1].append(detail)
+
+
+def _natural_splits(rows: CandidateRows, cluster: Sequence[str], options: SplitOptions,
+                    path: Path | None) -> list[int]:
+    """Each row's split index under the strategy, before clusters are reconciled."""
+    rng = np.random.default_rng(options.seed)
+    if options.strategy == "random":
+        units = list(cluster)
+        order = _shuffled(sorted(set(units)), rng)
+    elif options.strategy == "project":
+        units = rows.col("project")
+        order = _shuffled(sorted(set(units)), rng)
+    else:
+        units = rows.col("round_id")
+        times = _round_times(rows, options, path)
+        order = sorted(set(units), key=lambda r: (times[r], r))
+    return _deal(units, order, options.fractions)
+
+
+def _shuffled(units: list[Hashable], rng: np.random.Generator) -> list[Hashable]:
+    return [units[k] for k in rng.permutation(len(units))]
+
+
+def _deal(units: Sequence[Hashable], order: Sequence[Hashable], fractions: Sequence[float]) -> list[int]:
+    """Give each unit, in ``order``, the split where the middle of its rows falls on the cumulative scale."""
+    size = Counter(units)
+    bounds = np.cumsum(fractions) * len(units)
+    split_of: dict[Hashable, int] = {}
+    done = 0
+    for unit in order:
+        middle = done + size[unit] / 2
+        split_of[unit] = min(int(np.searchsorted(bounds, middle, side="right")), len(SPLITS) - 1)
+        done += size[unit]
+    return [split_of[u] for u in units]
+
+
+def _round_times(rows: CandidateRows, options: SplitOptions, path: Path | None) -> dict[str, Any]:
+    """round_id -> the round's ``created`` time in the rounds file (earliest of its rows)."""
+    if options.rounds is None:
+        raise InputError(path, "the time split needs the rounds' times: give the rounds.parquet file (rounds=...)")
+    rounds = read_table(options.rounds, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}", columns=["round_id", "created"])
+    rounds = rounds.filter(pc.is_valid(rounds.column("created")))
+    times: dict[str, Any] = {}
+    for round_id, created in zip(rounds.column("round_id").to_pylist(), rounds.column("created").to_pylist()):
+        if round_id not in times or created < times[round_id]:
+            times[round_id] = created
+    missing = next((r for r in rows.col("round_id") if r not in times), None)
+    if missing is not None:
+        raise InputError(options.rounds, f"no created time for round {missing!r} of {path or 'the dataset'}",
+                         field="created")
+    return times

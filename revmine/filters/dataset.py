@@ -1,0 +1,509 @@
+"""The paper's dataset filters: candidates -> ``kept.parquet``, ``dropped.parquet`` and the filter report.
+
+The filters of Tufano et al. (ICSE 2021) run in this order, each on what the previous ones kept, so every
+removed row is counted once, under the first filter that removed it (as in the paper's "Filters" table):
+
+==================== ======== ===========================================================================
+filter               applies  removes
+==================== ======== ===========================================================================
+``author_comment``   triplets comments written by the change's owner (answers, not requests)
+``not_linked``       triplets comments whose lines are not inside the method's lines
+``unprocessable``    triplets (report only) comments the preprocess stage could not process
+``unchanged``        both     m_s and m_r equal after abstraction (token for token)
+``too_long``         both     m_s or m_r longer than ``max_tokens`` abstracted tokens (100, as in 2021)
+``new_identifiers``  both     m_r uses abstract ids (``VAR_7``, ``STRING_3`` ...) absent from m_s: no model
+                              can guess an identifier or literal it has never seen
+``multiple_comments`` triplets every triplet of an m_s commented more than once (singleton rule)
+``noise``            triplets comments that ask for no code change (keyword rules + classifier)
+``exact_duplicate``  both     same abstracted m_s, m_r (and comment) as a row with a smaller id
+``near_duplicate``   both     same near-duplicate cluster and kind as a row with a smaller id
+==================== ======== ===========================================================================
+
+Comments that never became candidates are in the preprocess stage's ``dropped.parquet``; when it is given
+(or found beside the candidates) they are counted too, under ``author_comment``, ``not_linked`` or
+``unprocessable``, so the report starts from every reviewer comment, like the paper's table. They are not
+copied to this stage's ``dropped.parquet``: the preprocess one already lists them.
+
+Near-duplicates (:mod:`.duplicates`) are clustered over both kinds at once, on the abstracted m_s and m_r
+by default. Within a cluster one row per kind is kept, and the cluster's id goes with it to the split, so
+a pair and a triplet made from the same change always land in the same split.
+
+Each row gets a stable ``id`` (:func:`stable_id`, a hash of its provenance) so that the dataset can be traced
+back to the review, and so that every choice made here (which duplicate is kept) does not depend on row
+order. The whole candidate table is held in memory, tokenised once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from ..schema import (
+    CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, DROPPED_NAME, DROPPED_VERSION, FILTER_DROPPED_SCHEMA,
+    FILTER_REPORT_SCHEMA, FILTERED_SCHEMA, DropReason, schema_id,
+)
+from ..store import read_table, write_table, write_text
+from .duplicates import NearDuplicateConfig, near_duplicate_clusters
+
+__all__ = [
+    "FILTERS", "FilterOptions", "Removal", "author_comment", "dropped_rows", "exact_duplicate", "filter_candidates",
+    "load_candidates", "multiple_comments", "near_duplicate", "new_identifiers", "noise", "not_linked",
+    "report_markdown", "stable_id", "too_long", "unchanged",
+]
+
+KEPT_FILE = "kept.parquet"
+DROPPED_FILE = "dropped.parquet"
+REPORT_FILE = "filter_report.parquet"
+REPORT_MARKDOWN = "filter_report.md"
+
+TRIPLET, PAIR = "triplet", "pair"
+KINDS = (TRIPLET, PAIR)
+CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
+
+#: The abstract ids of :mod:`revmine.preprocess.abstraction` (identifiers and literals, numbered per pair).
+ABSTRACT_ID = re.compile(r"(?:TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_\d+")
+
+#: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
+_NOT_LINKED_REASONS = frozenset({
+    DropReason.FILE_COMMENT, DropReason.WRONG_SIDE, DropReason.LINE_OUT_OF_RANGE, DropReason.OUTSIDE_METHOD,
+    DropReason.PARTLY_OUTSIDE_METHOD, DropReason.SPANS_METHODS, DropReason.METHOD_DELETED,
+    DropReason.NO_CONTENT_BEFORE,
+})
+
+IsNoise = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    """Settings of the filter step; the defaults are those of the 2021 dataset and of CodeNet."""
+
+    max_tokens: int = 100
+    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
+    #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
+    duplicate_fields: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")
+    #: ``is_noise(raw comments) -> bool array``; None: the keyword rules or the classifier say noise
+    is_noise: IsNoise | None = None
+    noise_model: str | Path | None = None  # a model saved by ``revmine classifier train``
+    #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
+    preprocess_dropped: str | Path | None = None
+    skip: frozenset[str] = frozenset()  # names of filters not to run
+
+    def __post_init__(self) -> None:
+        unknown = set(self.skip) - set(FILTER_NAMES)
+        if unknown:
+            raise ValueError(f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
+        missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
+        if missing:
+            raise ValueError(f"duplicate_fields not in the candidates schema: {missing}")
+
+
+@dataclass
+class Removal:
+    """What one filter decided for the rows still in: ``drop`` per row, a ``detail`` for each dropped row,
+    and (near-duplicate step) the cluster id of every row."""
+
+    drop: np.ndarray
+    detail: list[str | None]
+    cluster_id: list[str] | None = None
+
+
+class CandidateRows:
+    """The candidate table as Python columns, each converted (and tokenised) once and shared by the filters."""
+
+    def __init__(self, table: pa.Table):
+        self.table = table
+        self._columns: dict[str, list[Any]] = {}
+        self._tokens: dict[str, list[list[str]]] = {}
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def col(self, name: str) -> list[Any]:
+        if name not in self._columns:
+            self._columns[name] = self.table.column(name).to_pylist()
+        return self._columns[name]
+
+    def tokens(self, name: str) -> list[list[str]]:
+        if name not in self._tokens:
+            self._tokens[name] = [(text or "").split() for text in self.col(name)]
+        return self._tokens[name]
+
+
+FilterFn = Callable[[CandidateRows, np.ndarray, FilterOptions], Removal]
+
+
+def _removal(alive: np.ndarray, decide: Callable[[int], str | None]) -> Removal:
+    """Removal from a per-row function returning the reason to drop row i (None: keep)."""
+    detail = [decide(int(i)) for i in alive]
+    return Removal(np.array([d is not None for d in detail], dtype=bool), detail)
+
+
+def author_comment(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Triplets whose comment was written by the change's owner: replies and notes, not review requests."""
+    kind, owner, author = rows.col("kind"), rows.col("comment_is_owner"), rows.col("comment_author")
+    return _removal(alive, lambda i: f"comment by the change owner {author[i]!r}"
+                    if kind[i] == TRIPLET and owner[i] else None)
+
+
+def not_linked(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Triplets with no comment, or whose comment lines are not all inside m_s's lines."""
+    kind, comment_id = rows.col("kind"), rows.col("comment_id")
+    start, end = rows.col("comment_start_line"), rows.col("comment_end_line")
+    m_start, m_end = rows.col("start_line_before"), rows.col("end_line_before")
+
+    def decide(i: int) -> str | None:
+        if kind[i] != TRIPLET:
+            return None
+        if comment_id[i] is None:
+            return "triplet without a comment id"
+        if start[i] is None or end[i] is None:
+            return "comment has no line range"
+        if not m_start[i] <= start[i] <= end[i] <= m_end[i]:
+            return f"comment lines {start[i]}-{end[i]} not inside method lines {m_start[i]}-{m_end[i]}"
+        return None
+    return _removal(alive, decide)
+
+
+def unchanged(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """m_s and m_r identical after abstraction: nothing for a model to learn (formatting or comment edits)."""
+    m_s, m_r = rows.tokens("m_s_abstract"), rows.tokens("m_r_abstract")
+    return _removal(alive, lambda i: "m_s and m_r equal after abstraction" if m_s[i] == m_r[i] else None)
+
+
+def too_long(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """m_s or m_r over ``max_tokens`` abstracted tokens (the 2021 dataset kept at most 100)."""
+    m_s, m_r, limit = rows.tokens("m_s_abstract"), rows.tokens("m_r_abstract"), options.max_tokens
+
+    def decide(i: int) -> str | None:
+        over = [f"{side} {len(tokens)} tokens" for side, tokens in (("m_s", m_s[i]), ("m_r", m_r[i]))
+                if len(tokens) > limit]
+        return f"{', '.join(over)} > {limit}" if over else None
+    return _removal(alive, decide)
+
+
+def new_identifiers(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """m_r uses identifiers or literals that m_s does not have (abstract ids of m_r absent from m_s)."""
+    m_s, m_r = rows.tokens("m_s_abstract"), rows.tokens("m_r_abstract")
+
+    def decide(i: int) -> str | None:
+        known = set(m_s[i])
+        new = sorted({t for t in m_r[i] if t not in known and ABSTRACT_ID.fullmatch(t)})
+        return f"m_r introduces {' '.join(new)}" if new else None
+    return _removal(alive, decide)
+
+
+def _method_key(rows: CandidateRows, i: int) -> tuple:
+    return (rows.col("round_id")[i], rows.col("path")[i], rows.col("signature")[i], rows.col("start_line_before")[i])
+
+
+def multiple_comments(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Every triplet of an m_s that still has more than one comment: which comment caused m_r is unknown."""
+    kind, comment_id = rows.col("kind"), rows.col("comment_id")
+    comments: dict[tuple, set] = defaultdict(set)
+    for i in alive:
+        if kind[i] == TRIPLET:
+            comments[_method_key(rows, int(i))].add(comment_id[i])
+
+    def decide(i: int) -> str | None:
+        if kind[i] != TRIPLET:
+            return None
+        n = len(comments[_method_key(rows, i)])
+        return f"{n} comments on this m_s" if n > 1 else None
+    return _removal(alive, decide)
+
+
+def noise(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Triplets whose comment asks for no code change ("Thanks!", "+1", "why?", a link ...)."""
+    kind, comment = rows.col("kind"), rows.col("comment")
+    triplets = [int(i) for i in alive if kind[i] == TRIPLET]
+    flags: dict[int, bool] = {}
+    if triplets:
+        is_noise = options.is_noise or default_noise_detector(options.noise_model)
+        result = np.asarray(is_noise([comment[i] or "" for i in triplets]), dtype=bool)
+        if result.shape != (len(triplets),):
+            raise ValueError(f"is_noise returned shape {result.shape} for {len(triplets)} comments")
+        flags = dict(zip(triplets, result.tolist()))
+    return _removal(alive, lambda i: "noise comment" if flags.get(i) else None)
+
+
+def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
+    """Noise = the keyword rules say so or the classifier does not find the comment relevant."""
+    try:
+        from . import classifier, rules
+        model = classifier.load(model_path) if model_path is not None else classifier.default_model()
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(f"the noise filter needs revmine.filters.rules and .classifier ({exc}); "
+                           "give FilterOptions(is_noise=...) or skip the 'noise' filter") from exc
+
+    def is_noise(texts: Sequence[str]) -> np.ndarray:
+        by_rules = np.fromiter((rules.is_noise_by_rules(t) for t in texts), dtype=bool, count=len(texts))
+        relevant = np.asarray(classifier.predict(model, list(texts)), dtype=bool)
+        return by_rules | ~relevant
+    return is_noise
+
+
+def exact_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Rows of one kind with the same abstracted m_s, m_r (and comment, for triplets); the smallest id stays."""
+    kind, ids = rows.col("kind"), rows.col("id")
+    m_s, m_r, comment = rows.tokens("m_s_abstract"), rows.tokens("m_r_abstract"), rows.tokens("comment_abstract")
+
+    def key(i: int) -> tuple:
+        return (kind[i], tuple(m_s[i]), tuple(m_r[i]), tuple(comment[i]) if kind[i] == TRIPLET else ())
+    keeper: dict[tuple, int] = {}
+    for i in sorted((int(i) for i in alive), key=ids.__getitem__):
+        keeper.setdefault(key(i), i)
+    return _removal(alive, lambda i: None if keeper[key(i)] == i else f"duplicate of {ids[keeper[key(i)]]}")
+
+
+def near_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Cluster near-duplicates over both kinds; keep the smallest id of each (cluster, kind)."""
+    kind, ids = rows.col("kind"), rows.col("id")
+    field_tokens = [rows.tokens(name) for name in options.duplicate_fields]
+    docs = [[f"{f}\x1f{t}" for f, tokens in enumerate(field_tokens) for t in tokens[i]] for i in alive]
+    labels = near_duplicate_clusters(docs, options.near_duplicates).labels
+    members: dict[int, list[int]] = defaultdict(list)
+    for position, label in enumerate(labels.tolist()):
+        members[label].append(int(alive[position]))
+    cluster_of: dict[int, str] = {}
+    keeper: dict[tuple[str, str], int] = {}
+    for group in members.values():
+        cluster = min(ids[i] for i in group)
+        for i in sorted(group, key=ids.__getitem__):
+            cluster_of[i] = cluster
+            keeper.setdefault((cluster, kind[i]), i)
+    removal = _removal(alive, lambda i: None if keeper[(cluster_of[i], kind[i])] == i
+                       else f"near-duplicate of {ids[keeper[(cluster_of[i], kind[i])]]}")
+    removal.cluster_id = [cluster_of[int(i)] for i in alive]
+    return removal
+
+
+#: The filters in the order they run, with the kinds they apply to.
+FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
+    ("author_comment", author_comment, (TRIPLET,)),
+    ("not_linked", not_linked, (TRIPLET,)),
+    ("unchanged", unchanged, KINDS),
+    ("too_long", too_long, KINDS),
+    ("new_identifiers", new_identifiers, KINDS),
+    ("multiple_comments", multiple_comments, (TRIPLET,)),
+    ("noise", noise, (TRIPLET,)),
+    ("exact_duplicate", exact_duplicate, KINDS),
+    ("near_duplicate", near_duplicate, KINDS),
+)
+FILTER_NAMES = tuple(name for name, _, _ in FILTERS)
+#: Report steps: the filters, with the preprocess-only ``unprocessable`` after ``not_linked``.
+REPORT_STEPS = ("input", "author_comment", "not_linked", "unprocessable", *FILTER_NAMES[2:])
+_TRIPLET_ONLY = frozenset({name for name, _, kinds in FILTERS if kinds == (TRIPLET,)} | {"unprocessable"})
+
+_DESCRIPTIONS: dict[str, str | dict[str, str]] = {
+    "input": {TRIPLET: "reviewer comments (candidates and comments the preprocess stage dropped)",
+              PAIR: "methods changed in a review round"},
+    "author_comment": "comment written by the change's author",
+    "not_linked": "comment not linked to a method",
+    "unprocessable": "file or method the preprocess stage could not process",
+    "unchanged": "m_s equal to m_r after abstraction",
+    "too_long": "m_s or m_r longer than the token limit",
+    "new_identifiers": "m_r introduces identifiers or literals absent from m_s",
+    "multiple_comments": "more than one comment on m_s",
+    "noise": "comment asks for no code change",
+    "exact_duplicate": "exact duplicate",
+    "near_duplicate": "near-duplicate (CodeNet criterion)",
+}
+
+
+def stable_id(kind: str, round_id: str, path: str | None, comment_id: str | None, signature: str,
+              start_line_before: int) -> str:
+    """A row's id: a hash of where it comes from (round, file, comment, method), the same in every run."""
+    parts = (kind, round_id, path or "", comment_id or "", signature, str(start_line_before))
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
+
+
+def with_ids(table: pa.Table, origin: str | Path | None = None) -> pa.Table:
+    """``table`` with an ``id`` column first (computed from provenance when absent); ids must be unique."""
+    if "id" not in table.column_names:
+        columns = [table.column(n).to_pylist() for n in
+                   ("kind", "round_id", "path", "comment_id", "signature", "start_line_before")]
+        table = table.add_column(0, "id", pa.array([stable_id(*values) for values in zip(*columns)], pa.string()))
+    ids = table.column("id").to_pylist()
+    seen: dict[str, int] = {}
+    for row, value in enumerate(ids):
+        if value in seen:
+            raise InputError(origin, f"rows {seen[value]} and {row} have the same provenance (id {value}); "
+                                     "a candidate is listed twice", field="id")
+        seen[value] = row
+    return table
+
+
+def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CANDIDATES_TAG,)
+                    ) -> tuple[pa.Table, Path | None]:
+    """Read and check a table of candidates (a path or an in-memory table) whose schema tag is one of
+    ``accept``; returns it (with its ``id`` and ``cluster_id`` columns, if any) and its path."""
+    path = None if isinstance(source, pa.Table) else Path(source)
+    table = source if isinstance(source, pa.Table) else read_table(path)
+    found = schema_id(table.schema)
+    if path is not None and found is not None and found not in accept:
+        raise InputError(path, f"expected a {' or '.join(accept)} file, found {found}")
+    for name in CANDIDATES_SCHEMA.names:
+        if name not in table.column_names:
+            raise InputError(path, "missing column of the candidates schema", field=name)
+    for f in CANDIDATES_SCHEMA:
+        if not f.nullable and table.column(f.name).null_count:
+            row = pc.index(pc.is_null(table.column(f.name)), True).as_py()
+            raise InputError(path, f"row {row}: empty value in a required column", line=row, field=f.name)
+    kinds = table.column("kind").to_pylist()
+    bad = next((row for row, value in enumerate(kinds) if value not in KINDS), None)
+    if bad is not None:
+        raise InputError(path, f"row {bad}: kind {kinds[bad]!r} is not one of {KINDS}", line=bad, field="kind")
+    extra = [n for n in ("id", "cluster_id") if n in table.column_names]  # given by the caller or a stage
+    return table.select([*extra, *CANDIDATES_SCHEMA.names]), path
+
+
+def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
+                      options: FilterOptions | None = None) -> dict[str, Any]:
+    """Run the filters; write ``kept.parquet``, ``dropped.parquet``, ``filter_report.parquet`` and ``.md``
+    in ``out_dir``; return the counts and paths."""
+    options = options or FilterOptions()
+    table, path = load_candidates(candidates)
+    out_dir = Path(out_dir)
+    if path is not None and out_dir.resolve() == path.resolve().parent:
+        raise InputError(out_dir, "the filter step would overwrite the preprocess stage's dropped.parquet: "
+                                  "give another output directory")
+    table = with_ids(table.drop_columns([n for n in ("cluster_id",) if n in table.column_names]), path)
+    rows = CandidateRows(table)
+    alive = np.arange(len(rows))
+    dropped_parts: list[pa.Table] = []
+    removed: Counter[tuple[str, str, str]] = Counter()  # (kind, filter, source)
+    ran = {"input"}
+    cluster_ids = list(rows.col("id"))  # a row is its own cluster until the near-duplicate step
+    for name, function, _ in FILTERS:
+        if name in options.skip or not alive.size:
+            continue
+        removal = function(rows, alive, options)
+        ran.add(name)
+        if removal.cluster_id is not None:
+            for i, cluster in zip(alive.tolist(), removal.cluster_id):
+                cluster_ids[i] = cluster
+        gone = alive[removal.drop].tolist()
+        removed.update((rows.col("kind")[i], name, rows.col("source")[i]) for i in gone)
+        if gone:
+            details = [d for d, out in zip(removal.detail, removal.drop) if out]
+            clusters = [cluster_ids[i] for i in gone] if removal.cluster_id is not None else None
+            dropped_parts.append(dropped_rows(table, gone, name, details, clusters))
+        alive = alive[~removal.drop]
+
+    kept = table.take(pa.array(alive, pa.int64())).append_column(
+        "cluster_id", pa.array([cluster_ids[i] for i in alive.tolist()], pa.string()))
+    dropped = pa.concat_tables(dropped_parts) if dropped_parts else FILTER_DROPPED_SCHEMA.empty_table()
+    report = _report(table, removed, ran, _preprocess_dropped(options, path))
+    markdown = report_markdown(report)
+    write_table(kept, out_dir / KEPT_FILE, FILTERED_SCHEMA)
+    write_table(dropped, out_dir / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+    write_table(report, out_dir / REPORT_FILE, FILTER_REPORT_SCHEMA)
+    write_text(out_dir / REPORT_MARKDOWN, markdown)
+    by_filter: dict[str, dict[str, int]] = defaultdict(dict)
+    for (kind, name, _), n in sorted(removed.items()):
+        by_filter[kind][name] = by_filter[kind].get(name, 0) + n
+    return {
+        "candidates": table.num_rows,
+        "kept": kept.num_rows,
+        "dropped": dropped.num_rows,
+        "removed_by_filter": dict(by_filter),
+        "kept_path": str(out_dir / KEPT_FILE),
+        "dropped_path": str(out_dir / DROPPED_FILE),
+        "report_path": str(out_dir / REPORT_FILE),
+        "report_markdown_path": str(out_dir / REPORT_MARKDOWN),
+    }
+
+
+def dropped_rows(table: pa.Table, rows: list[int], name: str, details: list[str | None],
+                 clusters: list[str] | None = None) -> pa.Table:
+    """Rows of ``table`` (with an ``id`` column) as dropped rows of filter ``name``, in the dropped schema."""
+    part = table.drop_columns([n for n in ("cluster_id", "split") if n in table.column_names]).take(
+        pa.array(rows, pa.int64()))
+    part = part.append_column("filter", pa.array([name] * len(rows), pa.string()))
+    part = part.append_column("detail", pa.array(details, pa.string()))
+    part = part.append_column("cluster_id", pa.array(clusters or [None] * len(rows), pa.string()))
+    return part.select(FILTER_DROPPED_SCHEMA.names).cast(FILTER_DROPPED_SCHEMA)
+
+
+def _preprocess_dropped(options: FilterOptions, candidates_path: Path | None) -> pa.Table | None:
+    """The preprocess stage's dropped comments (given, or found beside the candidates), or None."""
+    path = options.preprocess_dropped
+    if path is None:
+        if candidates_path is None or not (candidates_path.parent / DROPPED_FILE).is_file():
+            return None
+        path = candidates_path.parent / DROPPED_FILE
+    table = read_table(path, expect=f"{DROPPED_NAME}/{DROPPED_VERSION}",
+                       columns=["kind", "reason", "source", "comment_is_owner"])
+    return table.filter(pc.equal(table.column("kind"), "comment"))
+
+
+def _report(table: pa.Table, removed: Counter, ran: set[str], preprocess: pa.Table | None) -> pa.Table:
+    """The long-form Filters table: per kind, step and source (and "all"), removed and remaining."""
+    counts: Counter[tuple[str, str, str]] = Counter(removed)
+    inputs: Counter[tuple[str, str]] = Counter(zip(table.column("kind").to_pylist(), table.column("source").to_pylist()))
+    if preprocess is not None:
+        for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
+                                           for n in ("reason", "source", "comment_is_owner"))):
+            step = "author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable"
+            counts[(TRIPLET, step, source)] += 1
+            inputs[(TRIPLET, source)] += 1
+        ran = ran | {"author_comment", "not_linked", "unprocessable"}  # counted from the preprocess file
+    sources = sorted({source for _, source in inputs})
+    records = []
+    for kind in KINDS:
+        for source in [*sources, "all"]:
+            remaining = sum(n for (k, s), n in inputs.items() if k == kind and source in (s, "all"))
+            for step, name in enumerate(REPORT_STEPS):
+                if kind == PAIR and name in _TRIPLET_ONLY:
+                    continue
+                n = 0 if name == "input" else sum(
+                    c for (k, f, s), c in counts.items() if k == kind and f == name and source in (s, "all"))
+                remaining -= n
+                records.append({"kind": kind, "step": step, "filter": name, "source": source,
+                                "removed": n, "remaining": remaining, "ran": name in ran})
+    return pa.Table.from_pylist(records, schema=FILTER_REPORT_SCHEMA)
+
+
+def _cell(row: dict[str, Any]) -> str:
+    if row["filter"] == "input":
+        return f"{row['remaining']:,}"
+    if not row["ran"]:  # unprocessable: counted only from the preprocess stage's file, when given
+        return "n/a" if row["filter"] == "unprocessable" else "skipped"
+    return f"-{row['removed']:,}" if row["removed"] else "0"
+
+
+def report_markdown(report: pa.Table, level: int = 1) -> str:
+    """The report as the paper's "Filters" table: one Markdown table per kind, a column per source, under
+    a heading of ``level`` (the dataset card nests it)."""
+    rows = report.to_pylist()
+    lines = [f"{'#' * level} Filter report", "",
+             "Rows removed by each filter, in the order the filters run (each row is counted once, under the",
+             "first filter that removed it), per source.", ""]
+    for kind in KINDS:
+        mine = [r for r in rows if r["kind"] == kind]
+        if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):
+            continue
+        sources = list(dict.fromkeys(r["source"] for r in mine))
+        cell = {(r["filter"], r["source"]): r for r in mine}
+        steps = list(dict.fromkeys(r["filter"] for r in mine))
+        lines += [f"{'#' * (level + 1)} {kind.capitalize()}s", "",
+                  "| filter | what it removes | " + " | ".join(sources) + " |",
+                  "|---|---|" + "---:|" * len(sources)]
+        for step in steps:
+            what = _DESCRIPTIONS[step]
+            lines.append(f"| {step} | {what[kind] if isinstance(what, dict) else what} | "
+                         + " | ".join(_cell(cell[(step, s)]) for s in sources) + " |")
+        last = steps[-1]
+        lines.append("| **kept** | rows in the dataset | "
+                     + " | ".join(f"**{cell[(last, s)]['remaining']:,}**" for s in sources) + " |")
+        lines.append("")
+    return "\n".join(lines)
