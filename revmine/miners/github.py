@@ -121,27 +121,30 @@ class GitHubMiner:
         grouped: dict[str, dict[str, list[dict]]] = {}
         for comment, sha in comments:
             grouped.setdefault(sha, {}).setdefault(comment["path"], []).append(comment)
+        reviewed = sorted(((sha, path) for sha, by_path in grouped.items() for path, items in by_path.items()
+                           if not all(c["is_owner"] for c in items)), key=lambda w: (order[w[0]], w[1]))
+        afters = self._next_touching(reviewed, commits, head, content)
         rows: list[dict] = []
-        for sha, by_path in sorted(grouped.items(), key=lambda kv: order[kv[0]]):
-            for path, items in sorted(by_path.items()):
-                if all(c["is_owner"] for c in items):
-                    continue
-                after = self._next_touching(sha, path, commits, head, content)
-                rnd = Round(self.source, self.host, self.project, str(number), pull.get("node_id"), order[sha],
-                            sha, after, owner, parse_time(pull.get("created_at"), "created_at"), updated)
-                rows += round_rows(rnd, {path: items}, content, drops)
+        for sha, path in reviewed:
+            rnd = Round(self.source, self.host, self.project, str(number), pull.get("node_id"), order[sha],
+                        sha, afters[sha, path], owner, parse_time(pull.get("created_at"), "created_at"), updated)
+            rows += round_rows(rnd, {path: grouped[sha][path]}, content, drops)
         return rows
 
     @staticmethod
-    def _next_touching(sha: str, path: str, commits: list[str], head: str, content: ContentReader) -> str:
-        """The first later commit of the pull request where ``path`` differs from ``sha``, else the head."""
-        if sha not in commits or not content.in_git(sha):
-            return head
-        blob = content.repo.blob_id(sha, path)
-        for later in commits[commits.index(sha) + 1:]:
-            if content.in_git(later) and content.repo.blob_id(later, path) != blob:
-                return later
-        return head
+    def _next_touching(wanted: list[tuple[str, str]], commits: list[str], head: str,
+                       content: ContentReader) -> dict[tuple[str, str], str]:
+        """For each (commit, path): the first later commit of the pull request where ``path`` differs,
+        else the head. The blob ids of every commented path at every commit come in one git round trip."""
+        content.check(commits)
+        listed = [c for c in commits if content.in_git(c)]
+        keys = [(c, path) for path in sorted({path for _, path in wanted}) for c in listed]
+        blobs = dict(zip(keys, content.repo.blob_ids(keys)))
+        afters = {}
+        for sha, path in wanted:
+            later = listed[listed.index(sha) + 1:] if sha in listed else []
+            afters[sha, path] = next((c for c in later if blobs[c, path] != blobs[sha, path]), head)
+        return afters
 
     @staticmethod
     def _comment(item: dict, owner: str | None, url: str) -> tuple[dict, str]:

@@ -8,6 +8,10 @@ Output directory layout::
     OUT/repos/<slug>.git                          bare clones (contents come from git)
     OUT/http_cache.sqlite                         response cache (no credentials in it)
 
+The cache and the clones are inputs rather than outputs: ``JobOptions.cache`` / ``repos`` (``cache`` /
+``repos`` in a job file) put them elsewhere so that several runs share them, e.g. an offline replay
+into a fresh directory that neither asks the forge nor clones again.
+
 Why this is crash-safe: a part is written atomically (revmine.store) *before* the checkpoint that
 names its changes is written atomically. A kill between the two leaves a part whose number is not
 below the checkpoint's ``next_part``; it is deleted on resume and its changes are mined again, so the
@@ -42,7 +46,7 @@ from ..store import write_json, write_table
 from .git import GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
-from .http import CacheMode, Client, Credentials, RemoteError, credentials_from_env
+from .http import CacheMode, Client, Credentials, RemoteError, credentials_from_env, route
 from .rounds import ContentReader, parse_time
 
 PARTS_DIR = "rounds.parquet"
@@ -83,6 +87,8 @@ class JobOptions:
     """How to mine (shared by all projects of a job)."""
 
     cache: Path | None = None  # default OUT/http_cache.sqlite
+    repos: Path | None = None  # directory of the bare clones, default OUT/repos
+    routes: dict[str, str] = field(default_factory=dict)  # URL prefix -> where it is answered (http.route)
     cache_mode: CacheMode = "use"
     batch_size: int = 50  # changes per part / checkpoint
     progress: bool = True
@@ -148,13 +154,15 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
     dialect = "gerrit" if spec.source == "gerrit" else "github"
     credentials = opts.credentials.get(spec.source) or credentials_from_env(dialect, spec.host)
     client = Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
-                    cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, **opts.client_options)
+                    cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
+                    **opts.client_options)
     since, until = parse_time(state["since"]), parse_time(state["until"])
     if spec.source == "gerrit":
         miner: GerritMiner | GitHubMiner = GerritMiner(client, spec.url or "", spec.project, since, until)
     else:
         miner = GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url)
-    repo = GitRepo(out / "repos" / f"{spec.slug}.git", spec.clone_url or miner.default_clone_url, miner.refspecs)
+    repo = GitRepo((opts.repos or out / "repos") / f"{spec.slug}.git",
+                   route(spec.clone_url or miner.default_clone_url, opts.routes), miner.refspecs)
     http_before = Counter(state["http"])
     counts: Counter = Counter()
     pending_rows: list[dict] = []
@@ -173,8 +181,13 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
         pending_rows.clear(), pending_done.clear(), pending_drops.clear()
 
     try:
-        if opts.cache_mode != "offline" or not (repo.path / "HEAD").exists():
+        if opts.cache_mode != "offline":
             repo.sync()
+        elif not (repo.path / "HEAD").exists():
+            if not _is_local(repo.url):
+                raise InputError(repo.path, f"offline replay needs the clone of {spec.project}; run once "
+                                 "online, or point repos= at the clones of an earlier run")
+            repo.sync()  # a clone from this machine is not network access
         with tqdm(desc=spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
             for change in miner.list_changes():
                 key = miner.key(change)
@@ -230,12 +243,17 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     manifest = {
         "asked": asked or {"projects": [s.asked() for s in specs]},
         "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size,
-                    "cache": str(opts.cache or out / "http_cache.sqlite")},
+                    "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
     }
     write_json(out / "manifest.json", manifest)
     return manifest
+
+
+def _is_local(url: str) -> bool:
+    """Whether a clone URL is a path or ``file://`` URL (not ``scheme://`` nor scp-like ``host:path``)."""
+    return url.startswith("file://") or ("://" not in url and ":" not in url.split("/", 1)[0])
 
 
 def _since_until(since: Any, until: Any) -> tuple[datetime | None, datetime | None]:
@@ -261,7 +279,7 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
-    """Read a job TOML: ``[job]`` (out, cache, cache_mode, batch_size) and ``[[projects]]`` tables."""
+    """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, recordings) and ``[[projects]]``."""
     path = Path(path)
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -304,7 +322,11 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
 
 
 def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: JobOptions | None = None) -> dict:
-    """Run a batch job (``revmine mine --job JOB.toml``); resumes from ``out``'s checkpoints."""
+    """Run a batch job (``revmine mine --job JOB.toml``); resumes from ``out``'s checkpoints.
+
+    ``[job] recordings = "DIR"`` mines a recorded forge (:mod:`revmine.miners.replay`) instead of
+    the network: its server is started on loopback for the run, and the job's URLs are routed to it.
+    """
     path = Path(job_toml_path)
     specs, job = load_job(path)
     base = path.resolve().parent
@@ -314,10 +336,19 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
     opts = options or JobOptions()
     if "cache" in job and opts.cache is None:
         opts.cache = base / job["cache"]
+    if "repos" in job and opts.repos is None:
+        opts.repos = base / job["repos"]
     if "cache_mode" in job:
         opts.cache_mode = job["cache_mode"]
     if "batch_size" in job:
         if not isinstance(job["batch_size"], int) or job["batch_size"] < 1:
             raise InputError(path, "must be a positive integer", field="job.batch_size")
         opts.batch_size = job["batch_size"]
-    return run_projects(specs, target, opts, asked={"job": str(path), "projects": [s.asked() for s in specs]})
+    asked = {"job": str(path), "projects": [s.asked() for s in specs]}
+    if "recordings" not in job:
+        return run_projects(specs, target, opts, asked=asked)
+    from .replay import serve_recordings  # only replayed jobs need the server
+
+    with serve_recordings(base / job["recordings"]) as forge:
+        opts.routes = {**forge.routes, **opts.routes}
+        return run_projects(specs, target, opts, asked=asked)

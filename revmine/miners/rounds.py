@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..errors import InputError
 from .git import GitRepo
@@ -72,7 +72,11 @@ class Round:
 
 
 class ContentReader:
-    """Reads file text at a commit from git, else through a REST fallback, counting fallbacks."""
+    """Reads file text at commits from git, else through a REST fallback, counting fallbacks.
+
+    Why batches: every question to git costs a round trip to its process (more than git's own work),
+    so a file's two revisions and the check that their commits exist are asked together.
+    """
 
     def __init__(self, repo: GitRepo, fallback: Fallback | None = None, fetch: bool = True):
         self.repo = repo
@@ -81,14 +85,38 @@ class ContentReader:
         self.fallbacks = 0
         self._present: dict[str, bool] = {}
 
+    def _settle(self, found: dict[str, bool]) -> None:
+        """Record commits just looked up; one that git lacks is fetched by sha once (when allowed)."""
+        for sha, ok in found.items():
+            self._present[sha] = ok or (self.fetch and self.repo.fetch_commit(sha))
+
+    def check(self, shas: Iterable[str]) -> None:
+        """Look up (in one round trip) whichever of ``shas`` is not known yet."""
+        unknown = [sha for sha in dict.fromkeys(shas) if sha not in self._present]
+        if unknown:
+            self._settle(self.repo.has_commits(unknown))
+
     def in_git(self, sha: str) -> bool:
         """Whether git has ``sha`` (fetching it by sha once if the refs did not bring it)."""
-        if sha not in self._present:
-            self._present[sha] = self.repo.has_commit(sha) or (self.fetch and self.repo.fetch_commit(sha))
+        self.check([sha])
         return self._present[sha]
 
+    def read_many(self, wanted: list[tuple[str, str]]) -> list[str | None]:
+        """Texts of (commit, path) pairs, None where the commit lacks the file; Dropped if a commit is
+        out of reach of git and of the fallback."""
+        unknown = [sha for sha in dict.fromkeys(sha for sha, _ in wanted) if sha not in self._present]
+        ask = [w for w in wanted if self._present.get(w[0], True)]
+        texts, found = self.repo.read_many(ask, unknown)
+        self._settle(found)
+        answered = dict(zip((w for w in ask if found.get(w[0], True)), texts))  # git had the commit
+        return [answered[w] if w in answered else self._unreached(*w) for w in wanted]
+
     def read(self, sha: str, path: str) -> str | None:
-        if self.in_git(sha):
+        return self.read_many([(sha, path)])[0]
+
+    def _unreached(self, sha: str, path: str) -> str | None:
+        """A file at a commit git lacked when asked: read again if a fetch brought it, else the fallback."""
+        if self._present[sha]:
             return self.repo.read(sha, path)
         if self.fallback is None:
             raise Dropped(f"commit {sha} is not reachable (force-pushed or deleted)")
@@ -99,8 +127,7 @@ class ContentReader:
 def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader) -> dict:
     """One ``ROUNDS_SCHEMA`` row: ``path`` at the submitted and the next revision, with its comments."""
     before, after = rnd.revision_before, rnd.revision_after
-    text_before = content.read(before, path)
-    text_after = content.read(after, path)
+    text_before, text_after = content.read_many([(before, path), (after, path)])
     path_after: str | None = path
     if text_before is None and text_after is None:
         raise Dropped(f"{path} exists in neither {before} nor {after}")

@@ -1,0 +1,99 @@
+"""The bundled mining example (examples/mining) mined offline from its recorded forge."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import requests
+
+from revmine.miners import JobOptions, run_job
+from revmine.miners.replay import serve_recordings
+from revmine.store import read_table
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mining"
+
+
+@pytest.fixture()
+def loopback_only(monkeypatch):
+    """Fail any connection that is not to 127.0.0.1: the example must not need the network."""
+    real = socket.socket.connect
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1"):
+            raise OSError(f"network access to {address[0]} during an offline test")
+        return real(self, address)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+def mine(out: Path) -> tuple[dict, list[dict]]:
+    manifest = run_job(EXAMPLE / "job.toml", out, JobOptions(progress=False))
+    return manifest, read_table(out / "rounds.parquet", expect="rounds/1").to_pylist()
+
+
+def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, loopback_only):
+    manifest, rows = mine(tmp_path / "out")
+    by_source = Counter(r["source"] for r in rows)
+    rounds = Counter(r["source"] for r in {r["round_id"]: r for r in rows}.values())
+    assert rounds == {"gerrit": 6, "github": 4} and by_source == {"gerrit": 7, "github": 5}
+    assert sum(len(r["comments"]) for r in rows) == 19
+    status = Counter((r["change"], r["round"], r["path_before"].rsplit("/", 1)[-1], r["file_status"]) for r in rows)
+    assert status == Counter({
+        ("101", 1, "Calculator.java", "modified"): 1, ("101", 2, "Calculator.java", "modified"): 1,
+        ("102", 1, "Tokenizer.java", "modified"): 1, ("102", 1, "Parser.java", "unchanged"): 1,
+        ("104", 1, "Tokenizer.java", "renamed"): 1,
+        ("106", 1, "Calculator.java", "modified"): 1, ("106", 2, "Calculator.java", "modified"): 1,
+        ("7", 1, "Inventory.java", "modified"): 1, ("7", 1, "Item.java", "modified"): 1,
+        ("7", 2, "Inventory.java", "unchanged"): 1, ("8", 1, "Inventory.java", "modified"): 1,
+        ("9", 1, "Item.java", "modified"): 1})
+    tokenizer = next(r for r in rows if r["change"] == "102" and r["path_before"].endswith("Tokenizer.java"))
+    comment = tokenizer["comments"][0]
+    assert comment["message"] == "use isEmpty() instead" and comment["author"] == "bob"
+    assert "input.length() == 0" in tokenizer["content_before"].split("\n")[comment["line"] - 1]
+    assert "input.isEmpty()" in tokenizer["content_after"]
+    item = next(r for r in rows if r["change"] == "7" and r["path_before"].endswith("Item.java"))
+    assert item["comments"][0]["outdated"] and "private final String name;" in item["content_after"]
+    replies = [c for r in rows for c in r["comments"] if c["in_reply_to"]]
+    assert len(replies) == 6 and all(c["is_owner"] for c in replies)
+    assert {r["host"] for r in rows} == {"review.example.org", "github.example.org"}  # not the replay port
+    assert manifest["totals"]["dropped"] == 0 and manifest["totals"]["content_fallbacks"] == 0
+    assert manifest["totals"]["http_requests"] == 15  # every recorded exchange once, nothing else
+
+    again, _ = mine(tmp_path / "out")  # resumed: all done; only GitHub's listing is revalidated (304)
+    wire = [{k: v for k, v in p["http_this_run"].items() if k != "cache_hits"} for p in again["projects"]]
+    assert wire == [{}, {"requests": 1, "not_modified": 1}]
+    assert read_table(tmp_path / "out" / "rounds.parquet").num_rows == len(rows)
+
+
+def test_example_is_deterministic(tmp_path):
+    key = lambda r: (r["round_id"], r["path_before"])  # noqa: E731
+    first = sorted(mine(tmp_path / "a")[1], key=key)
+    second = sorted(mine(tmp_path / "b")[1], key=key)
+    assert first == second
+
+
+def test_recordings_quote_only_commits_the_histories_build(tmp_path):
+    text = "".join(p.read_text() for p in (EXAMPLE / "recordings").glob("*.json"))
+    quoted = set(re.findall(r'"([0-9a-f]{40})"', text))
+    with serve_recordings(EXAMPLE) as forge:
+        known = set()
+        for repo in forge.repos.values():
+            out = subprocess.run(["git", "-C", str(repo), "rev-list", "--all"], capture_output=True, text=True, check=True)
+            known.update(out.stdout.split())
+    assert quoted and quoted <= known, quoted - known
+
+
+def test_recorded_server_404_and_etag():
+    with serve_recordings(EXAMPLE) as forge:
+        url = forge.url + "/github.example.org/api/v3/repos/example/inventory/pulls/7/comments?per_page=100"
+        first = requests.get(url, timeout=5)
+        assert first.status_code == 200 and len(first.json()) == 4
+        again = requests.get(url, headers={"If-None-Match": first.headers["ETag"]}, timeout=5)
+        assert again.status_code == 304
+        missing = requests.get(forge.url + "/review.example.org/changes/example%2Fcalc~999/comments", timeout=5)
+        assert missing.status_code == 404 and "no recording" in json.loads(missing.text)["message"]
