@@ -141,6 +141,31 @@ def _run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="the main job: mine, preprocess, filter, split, export (and score)",
+                       description="Run a whole job file (see revmine/pipeline.py). Resumable: stages already "
+                                   "done with the same settings are skipped on a re-run.")
+    p.add_argument("job", type=Path, help="job file (TOML)")
+    p.add_argument("--out", type=Path, help="output directory (default: the job's [job] out)")
+    p.add_argument("--force", action="store_true", help="re-run every stage")
+    p.set_defaults(func=_run_run)
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from .pipeline import load_job, run
+
+    job = load_job(args.job, args.out)
+    state = run(job, force=args.force, progress=sys.stderr.isatty())
+    out = job.out
+    print(f"dataset: {out / 'dataset'} (card: {out / 'dataset' / 'README.md'})")
+    print(f"filter report: {out / 'filtered' / 'filter_report.md'}")
+    print(f"dropped rows: {out / 'preprocessed' / 'dropped.parquet'}, {out / 'filtered' / 'dropped.parquet'}")
+    if "score" in state:
+        print(f"scores: {out / 'scores' / 'summary.md'}")
+    print(f"run record: {out / 'run.json'}")
+    return 0
+
+
 def _add_mine(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mine", help="mine review rounds from Gerrit or GitHub into rounds.parquet",
                        description="Mine review rounds (discussion over REST, file contents from a local git "
@@ -295,12 +320,86 @@ def _run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_filter(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("filter", help="candidates -> kept rows, dropped rows with reasons, filter report",
+                       description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, "
+                                   "new identifiers, several comments, noise comments, exact and near "
+                                   "duplicates). Writes kept.parquet, dropped.parquet and filter_report.{parquet,md}.")
+    p.add_argument("--candidates", type=Path, required=True, help="candidates.parquet of `revmine preprocess`")
+    p.add_argument("--out", type=Path, required=True, help="output directory (not the preprocess one)")
+    p.add_argument("--max-tokens", type=int, default=100, help="longest abstracted m_s / m_r kept (default 100)")
+    p.add_argument("--noise-model", type=Path, help="a model saved by `revmine classifier train`")
+    p.add_argument("--skip", default="", help="comma-separated filters not to run")
+    p.set_defaults(func=_run_filter)
+
+
+def _run_filter(args: argparse.Namespace) -> int:
+    from .filters.dataset import FilterOptions, filter_candidates, report_markdown
+    from .store import read_table
+
+    options = FilterOptions(max_tokens=args.max_tokens, noise_model=args.noise_model,
+                            skip=frozenset(s.strip() for s in args.skip.split(",") if s.strip()))
+    result = filter_candidates(args.candidates, args.out, options)
+    print(report_markdown(read_table(result["report_path"])))
+    return 0
+
+
+def _add_split(sub: argparse._SubParsersAction) -> None:
+    from .dataset.split import STRATEGIES
+
+    p = sub.add_parser("split", help="split filtered rows into train/eval/test without leakage",
+                       description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
+    p.add_argument("--dataset", type=Path, required=True, help="kept.parquet of `revmine filter` (or candidates)")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--strategy", choices=STRATEGIES, default="random")
+    p.add_argument("--fractions", default="0.8,0.1,0.1", help="train,eval,test fractions (default 0.8,0.1,0.1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rounds", type=Path, help="rounds.parquet (the times the `time` strategy orders by)")
+    p.set_defaults(func=_run_split)
+
+
+def _run_split(args: argparse.Namespace) -> int:
+    from .dataset.split import SplitOptions, split_dataset
+
+    try:
+        fractions = tuple(float(f) for f in args.fractions.split(","))
+    except ValueError:
+        raise SystemExit(f"--fractions: expected three numbers, got {args.fractions!r}")
+    result = split_dataset(args.dataset, args.out, SplitOptions(strategy=args.strategy, fractions=fractions,
+                                                                  seed=args.seed, rounds=args.rounds))
+    json.dump(result, sys.stdout, indent=2, default=str)
+    print()
+    return 0
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    from .dataset.export import FORMATS
+
+    p = sub.add_parser("export", help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
+    p.add_argument("--splits", type=Path, required=True, help="directory with train/eval/test.parquet")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated, from {', '.join(FORMATS)}")
+    p.add_argument("--name", default="Code review dataset", help="the dataset card's title")
+    p.add_argument("--filter-report", type=Path, help="filter_report.parquet, for the card's Filters section")
+    p.set_defaults(func=_run_export)
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from .dataset.export import ExportOptions, export_dataset
+
+    options = ExportOptions(formats=tuple(f.strip() for f in args.formats.split(",") if f.strip()),
+                            name=args.name, filter_report=args.filter_report)
+    json.dump(export_dataset(args.splits, args.out, options), sys.stdout, indent=2, default=str)
+    print()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_mine, _add_preprocess, _add_score, _add_profiles, _add_agreement, _add_unabstract,
-                _add_classifier):
+    for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
+                _add_agreement, _add_unabstract, _add_classifier):
         add(sub)
     return parser
 

@@ -115,3 +115,38 @@ def read_table(path: str | Path, expect: str | None = None, columns: list[str] |
         if found is not None and found != expect:
             raise InputError(path, f"schema version {found} is not supported (this revmine reads {expect})")
     return table
+
+
+class Parts:
+    """A Parquet file, or a directory of Parquet parts read in name order, streamed in record batches.
+
+    Stages that write incrementally (the miners, one part per checkpoint) produce directories of parts;
+    readers should not care which they get. Every part's schema tag is checked up front.
+    """
+
+    def __init__(self, path: str | Path, expect: str | None = None):
+        self.path = Path(path)
+        if self.path.is_dir():
+            self.files = sorted(self.path.glob("*.parquet"))
+            if not self.files:
+                raise InputError(self.path, "directory holds no .parquet parts")
+        elif self.path.is_file():
+            self.files = [self.path]
+        else:
+            raise InputError(self.path, "no such file or directory")
+        self._handles: list[pq.ParquetFile] = []
+        for file in self.files:
+            try:
+                handle = pq.ParquetFile(file)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise InputError(file, f"not a readable Parquet file: {exc}") from exc
+            found = schema_id(handle.schema_arrow)
+            if expect is not None and found is not None and found != expect:
+                raise InputError(file, f"expected a {expect} file, found {found}")
+            self._handles.append(handle)
+        self.schema = self._handles[0].schema_arrow
+        self.num_rows = sum(h.metadata.num_rows for h in self._handles)
+
+    def iter_batches(self, batch_size: int, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+        for handle in self._handles:
+            yield from handle.iter_batches(batch_size=batch_size, columns=columns)

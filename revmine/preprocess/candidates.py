@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from ..errors import InputError
-from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason, schema_id
-from ..store import AtomicParquetWriter
+from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
+from ..store import AtomicParquetWriter, Parts
 from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
 from .comments import clean_comment
 from .linking import comment_lines, link_comment
@@ -84,7 +83,7 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
     reasons: Counter[str] = Counter()
     with AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
             AtomicParquetWriter(out / DROPPED_FILE, DROPPED_SCHEMA) as drops, \
-            tqdm(total=source.metadata.num_rows, unit="file", disable=not progress) as bar:
+            tqdm(total=source.num_rows, unit="file", disable=not progress) as bar:
         for batch in source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS)):
             kept: list[dict[str, Any]] = []
             dropped: list[dict[str, Any]] = []
@@ -113,19 +112,10 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
     }
 
 
-def _open_rounds(path: Path) -> pq.ParquetFile:
-    if not path.is_file():
-        raise InputError(path, "no such file")
-    try:
-        source = pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
-    expected = f"{ROUNDS_NAME}/{ROUNDS_VERSION}"
-    found = schema_id(source.schema_arrow)
-    if found is not None and found != expected:
-        raise InputError(path, f"expected a {expected} file, found {found}")
+def _open_rounds(path: Path) -> Parts:
+    source = Parts(path, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}")
     for name in _COLUMNS:
-        if name not in source.schema_arrow.names:
+        if name not in source.schema.names:
             raise InputError(path, "missing column of the rounds schema", field=name)
     return source
 

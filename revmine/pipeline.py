@@ -1,0 +1,210 @@
+"""The main job, ``revmine run JOB.toml``: mine, preprocess, filter, split, export, and optionally score.
+
+One TOML file describes the whole run. Its ``[job]`` table and ``[[projects]]`` are the mining job of
+``revmine mine --job`` (so one file serves both); the other tables configure one stage each::
+
+    [preprocess]  max_file_bytes, timeout, idioms
+    [filter]      max_tokens, noise_model, skip = [...]
+    [split]       strategy, fractions = [0.8, 0.1, 0.1], seed
+    [export]      formats = [...], name
+    [score]       predictions, format, kind, profile        (optional: only when predictions are given)
+
+Every stage writes into its own folder under the output directory and reads only the previous stage's
+Parquet files. The run is resumable stage by stage: after a stage succeeds its *fingerprint* (a hash of
+its settings and of the previous stage's fingerprint) is recorded in ``OUT/run.json`` (written
+atomically); a re-run skips every stage whose fingerprint and outputs are unchanged, and re-runs a stage
+whose settings changed together with everything after it. Mining itself checkpoints per change, so an
+interrupted mining stage continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+from .errors import InputError
+from .store import write_json
+
+STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
+SECTIONS = {"preprocess": {"max_file_bytes", "timeout", "idioms", "batch_size"},
+            "filter": {"max_tokens", "noise_model", "skip"},
+            "split": {"strategy", "fractions", "seed"},
+            "export": {"formats", "name"},
+            "score": {"predictions", "format", "kind", "profile", "metrics", "references", "beam"}}
+STATE_FILE = "run.json"
+
+
+@dataclass(frozen=True)
+class Job:
+    """A parsed job file: where it is (relative paths are relative to it), where output goes, its tables."""
+
+    path: Path
+    out: Path
+    config: dict[str, Any]
+
+    def section(self, name: str) -> dict[str, Any]:
+        return dict(self.config.get(name, {}))
+
+    def resolve(self, value: str | None) -> Path | None:
+        return None if value is None else (self.path.parent / value)
+
+
+def load_job(path: str | Path, out: str | Path | None = None) -> Job:
+    """Read and check a job file; unknown tables or settings are errors naming the file and field."""
+    path = Path(path)
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(path, f"cannot read job file: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, f"not valid TOML: {exc}") from None
+    for name, value in config.items():
+        if name in ("job", "projects"):
+            continue
+        if name not in SECTIONS:
+            raise InputError(path, f"unknown table [{name}]; tables are [job], [[projects]], "
+                                   + ", ".join(f"[{s}]" for s in SECTIONS), field=name)
+        if not isinstance(value, dict):
+            raise InputError(path, "must be a table", field=name)
+        unknown = set(value) - SECTIONS[name]
+        if unknown:
+            raise InputError(path, f"unknown setting(s) {sorted(unknown)}; known: {sorted(SECTIONS[name])}",
+                             field=name)
+    target = Path(out) if out is not None else None
+    if target is None:
+        job_out = config.get("job", {}).get("out")
+        if job_out is None:
+            raise InputError(path, "no output directory: give out= in [job] or --out", field="job.out")
+        target = path.parent / job_out
+    return Job(path, target, config)
+
+
+def _fingerprint(stage: str, settings: dict[str, Any], upstream: str) -> str:
+    text = json.dumps({"stage": stage, "settings": settings, "upstream": upstream, "revmine": __version__},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def run(job: Job, force: bool = False, progress: bool = True,
+        echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> dict[str, Any]:
+    """Run every configured stage in order, skipping those already done with the same settings."""
+    out = job.out
+    out.mkdir(parents=True, exist_ok=True)
+    state_path = out / STATE_FILE
+    state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.exists() and not force else {}
+    stages = [s for s in STAGES if s != "score" or job.section("score").get("predictions")]
+    upstream = ""
+    for number, stage in enumerate(stages, start=1):
+        settings = _settings(job, stage)
+        fingerprint = _fingerprint(stage, settings, upstream)
+        done = state.get(stage, {})
+        outputs = [Path(p) for p in done.get("outputs", [])]
+        if done.get("fingerprint") == fingerprint and outputs and all(p.exists() for p in outputs):
+            echo(f"[{number}/{len(stages)}] {stage}: already done, skipped")
+        else:
+            echo(f"[{number}/{len(stages)}] {stage} ...")
+            started = time.monotonic()
+            result, outputs = RUNNERS[stage](job, settings, progress)
+            state[stage] = {"fingerprint": fingerprint, "seconds": round(time.monotonic() - started, 2),
+                            "outputs": [str(p) for p in outputs], "result": result}
+            for later in stages[number:]:  # anything after a re-run stage is stale
+                state.pop(later, None)
+            write_json(state_path, state)
+            echo(f"[{number}/{len(stages)}] {stage}: done in {state[stage]['seconds']} s")
+        upstream = fingerprint
+    return state
+
+
+def _settings(job: Job, stage: str) -> dict[str, Any]:
+    if stage == "mine":
+        return {"job": job.config.get("job", {}), "projects": job.config.get("projects", [])}
+    return job.section(stage)
+
+
+def _mine(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .miners import JobOptions, run_job
+
+    target = job.out / "mined"
+    manifest = run_job(job.path, target, JobOptions(progress=progress))
+    return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "manifest.json"]
+
+
+def _preprocess(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .preprocess.candidates import preprocess
+
+    target = job.out / "preprocessed"
+    options = {k: v for k, v in settings.items() if k in ("max_file_bytes", "timeout", "batch_size")}
+    counts = preprocess(job.out / "mined" / "rounds.parquet", target, idioms=job.resolve(settings.get("idioms")),
+                        progress=progress, **options)
+    return _brief(counts), [target / "candidates.parquet", target / "dropped.parquet"]
+
+
+def _filter(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .filters.dataset import FilterOptions, filter_candidates
+
+    options = FilterOptions(max_tokens=settings.get("max_tokens", 100),
+                            noise_model=job.resolve(settings.get("noise_model")),
+                            skip=frozenset(settings.get("skip", ())))
+    result = filter_candidates(job.out / "preprocessed" / "candidates.parquet", job.out / "filtered", options)
+    paths = [Path(result[k]) for k in ("kept_path", "dropped_path", "report_path", "report_markdown_path")]
+    return _brief(result), paths
+
+
+def _split(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .dataset.split import SplitOptions, split_dataset
+
+    target = job.out / "splits"
+    options = SplitOptions(strategy=settings.get("strategy", "random"),
+                           fractions=tuple(settings.get("fractions", (0.8, 0.1, 0.1))),
+                           seed=settings.get("seed", 0), rounds=job.out / "mined" / "rounds.parquet")
+    result = split_dataset(job.out / "filtered" / "kept.parquet", target, options)
+    return _brief(result), [target / f"{name}.parquet" for name in ("train", "eval", "test")]
+
+
+def _export(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .dataset.export import FORMATS, ExportOptions, export_dataset
+
+    target = job.out / "dataset"
+    options = ExportOptions(formats=tuple(settings.get("formats", FORMATS)),
+                            name=settings.get("name", "Code review dataset"),
+                            filter_report=job.out / "filtered" / "filter_report.parquet")
+    result = export_dataset(job.out / "splits", target, options)
+    return _brief(result), [target / "README.md"]
+
+
+def _score(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
+    from .metrics.predictions import read_predictions
+    from .metrics.profiles import PROFILES
+    from .metrics.registry import default_metrics, make_metrics
+    from .metrics.score import score_predictions, write_run
+
+    preds = read_predictions(job.resolve(settings["predictions"]), settings.get("format"),
+                             job.resolve(settings.get("references")), settings.get("beam", 1))
+    profile = PROFILES[settings["profile"]] if settings.get("profile") else None
+    if profile is not None:
+        metrics = profile.metrics()
+    elif settings.get("metrics"):
+        metrics = make_metrics(list(settings["metrics"]))
+    else:
+        metrics = default_metrics(settings.get("kind", "code"))
+    scored = score_predictions(preds, metrics, profile=profile.describe() if profile else None, progress=progress)
+    paths = write_run(scored, job.out / "scores")
+    last = scored.summary["per_k"][-1]
+    return {"k": last["k"], "perfect": last["perfect"], "perfect_pct": last["perfect_pct"]}, list(paths.values())
+
+
+def _brief(result: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-friendly numbers of a stage's result (paths are in ``outputs``)."""
+    return {k: v for k, v in result.items() if isinstance(v, (int, float, str, dict)) and not k.endswith("_path")}
+
+
+RUNNERS: dict[str, Callable[[Job, dict[str, Any], bool], tuple[dict, list[Path]]]] = {
+    "mine": _mine, "preprocess": _preprocess, "filter": _filter, "split": _split, "export": _export, "score": _score,
+}

@@ -1,0 +1,95 @@
+"""The main job on the bundled example, end to end and offline: outputs, resume, determinism, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+
+from revmine.cli import main
+from revmine.errors import InputError
+from revmine.pipeline import load_job, run
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection to a host other than loopback fails the test."""
+    real = socket.socket.connect
+
+    def connect(self, address):  # type: ignore[no-untyped-def]
+        host = address[0] if isinstance(address, tuple) else address
+        if host not in ("127.0.0.1", "::1", "localhost"):
+            raise AssertionError(f"network access to {address}")
+        return real(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert f"dataset: {out / 'dataset'}" in printed.out
+    state = json.loads((out / "run.json").read_text())
+    assert set(state) == {"mine", "preprocess", "filter", "split", "export"}
+    # examples/mining/README.md works the mined rounds out by hand: 12 file rows carrying 19 comments
+    assert state["mine"]["result"]["rows"] == 12
+    assert state["preprocess"]["result"]["comments"] == 19
+    kept = state["filter"]["result"]["kept"]
+    sizes = state["export"]["result"]["sizes"]
+    assert sum(n for kind in sizes.values() for n in kind.values()) == kept > 0
+    for kind, by_split in sizes.items():  # the Hugging Face layout loads with pyarrow.dataset
+        for split, n in by_split.items():
+            name = "validation" if split == "eval" else split
+            table = ds.dataset(out / "dataset" / "data" / kind / f"{name}-00000-of-00001.parquet").to_table()
+            assert table.num_rows == n
+            assert {"id", "split", "cluster_id", "m_s_abstract", "m_r_abstract"} <= set(table.column_names)
+    report = (out / "filtered" / "filter_report.md").read_text()
+    assert "| **kept** |" in report
+    assert "## Filter report" in (out / "dataset" / "README.md").read_text()
+
+
+def test_rerun_skips_done_stages_and_settings_changes_rerun_the_rest(tmp_path: Path, no_network: None) -> None:
+    job_file = tmp_path / "job.toml"
+    text = (EXAMPLES / "job.toml").read_text().replace('recordings = "mining"',
+                                                       f'recordings = "{(EXAMPLES / "mining").as_posix()}"')
+    job_file.write_text(text)
+    lines: list[str] = []
+    run(load_job(job_file, tmp_path / "a"), progress=False, echo=lines.append)
+    first = _digest(tmp_path / "a" / "dataset")
+    lines.clear()
+    run(load_job(job_file, tmp_path / "a"), progress=False, echo=lines.append)
+    assert all("already done, skipped" in line for line in lines)
+    job_file.write_text(text.replace("seed = 0", "seed = 7"))
+    lines.clear()
+    run(load_job(job_file, tmp_path / "a"), progress=False, echo=lines.append)
+    skipped = [line.split("]")[1].split(":")[0].strip() for line in lines if "skipped" in line]
+    assert skipped == ["mine", "preprocess", "filter"]
+    # same job, same seed, another folder: byte-identical dataset
+    job_file.write_text(text)
+    run(load_job(job_file, tmp_path / "b"), progress=False, echo=lines.append)
+    assert _digest(tmp_path / "b" / "dataset") == first
+
+
+def test_bad_job_files_name_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "job.toml"
+    bad.write_text('[job]\nout = "x"\n[[projects]]\nsource = "github"\nrepo = "a/b"\n[filtre]\nmax_tokens = 3\n')
+    with pytest.raises(InputError, match=r"job\.toml \[filtre\]: unknown table"):
+        load_job(bad)
+    bad.write_text('[job]\nout = "x"\n[filter]\nmax_token = 3\n')
+    with pytest.raises(InputError, match=r"\[filter\]: unknown setting\(s\) \['max_token'\]"):
+        load_job(bad)
+    bad.write_text("[job\n")
+    with pytest.raises(InputError, match="not valid TOML"):
+        load_job(bad)
