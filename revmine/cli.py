@@ -7,6 +7,7 @@ and line, with exit status 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -57,6 +58,8 @@ def _run_score(args: argparse.Namespace) -> int:
         metrics = default_metrics(args.kind)
     if args.plot and args.out is None:
         raise SystemExit("--plot needs --out")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
     run = score_predictions(preds, metrics, profile=profile.describe() if profile else None,
                             progress=not args.json and sys.stderr.isatty())
     if args.out is not None:

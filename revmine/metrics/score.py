@@ -11,6 +11,7 @@ and counted in ``missing``.
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -157,7 +158,10 @@ def _f(value: float | None) -> str:
 
 def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     """One PNG per metric: box plots of the best-of-k score for each k, like the paper's figures."""
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise RuntimeError("plots need matplotlib: pip install 'revmine[plots]'") from exc
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -171,11 +175,11 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
         for k in range(1, k_max + 1):
             best = best_of_k(values, n, k_max, k, metric.higher_is_better)
             data.append(best[~np.isnan(best)])
-        fig, ax = plt.subplots(figsize=(1.2 + 0.8 * k_max, 4))
+        fig, ax = plt.subplots(figsize=(max(4.5, 1.2 + 0.8 * k_max), 4))
         ax.boxplot(data, showfliers=False)
         ax.set_xticks(range(1, k_max + 1), [f"k={k}" for k in range(1, k_max + 1)])
         ax.set_ylabel(f"{metric.column} (best of k)")
-        ax.set_title(metric.signature(), fontsize=7)
+        ax.set_title(textwrap.fill(metric.signature(), 60), fontsize=7)
         fig.tight_layout()
         dest = out_dir / f"{metric.column}.png"
         with atomic_path(dest, suffix=".png") as tmp:
