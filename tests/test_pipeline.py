@@ -93,3 +93,16 @@ def test_bad_job_files_name_the_field(tmp_path: Path) -> None:
     bad.write_text("[job\n")
     with pytest.raises(InputError, match="not valid TOML"):
         load_job(bad)
+
+
+def test_score_stage_runs_when_predictions_are_given(tmp_path: Path, no_network: None) -> None:
+    job_file = tmp_path / "job.toml"
+    job_file.write_text((EXAMPLES / "job.toml").read_text().replace(
+        'recordings = "mining"', f'recordings = "{(EXAMPLES / "mining").as_posix()}"')
+        + f'\n[score]\npredictions = "{(EXAMPLES / "quickstart" / "predictions_k3.txt").as_posix()}"\n'
+          'profile = "tufano2021"\n')
+    state = run(load_job(job_file, tmp_path / "out"), progress=False, echo=lambda line: None)
+    # examples/quickstart/README.md: 4 of the 6 cases are perfect at k=3
+    assert state["score"]["result"] == {"k": 3, "perfect": 4, "perfect_pct": 66.67}
+    summary = json.loads((tmp_path / "out" / "scores" / "summary.json").read_text())
+    assert summary["profile"]["name"] == "tufano2021"
