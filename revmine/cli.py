@@ -261,29 +261,37 @@ def _add_unabstract(sub: argparse._SubParsersAction) -> None:
                                    "are and are counted.")
     p.add_argument("predictions", type=Path, help="abstracted predictions, one per line")
     p.add_argument("--maps", type=Path, required=True, help="Parquet file with one abstraction map per example")
-    p.add_argument("--map-column", default="abstraction_map", help="JSON column holding the map")
+    p.add_argument("--map-column", help="JSON column holding the maps (default: abstraction_ids, the exact "
+                                        "inverse, else abstraction_map)")
     p.add_argument("--beam", type=int, default=1, help="consecutive prediction lines per example")
     p.add_argument("--out", type=Path, required=True, help="where to write the source-code predictions")
     p.set_defaults(func=_run_unabstract)
 
 
 def _run_unabstract(args: argparse.Namespace) -> int:
-    from .preprocess.abstraction import unabstract, unknown_ids
+    from .preprocess.abstraction import Inverse, unabstract, unknown_ids
     from .store import read_table, write_text
     from .textio import read_lines
 
     lines = read_lines(args.predictions)
-    maps = read_table(args.maps, columns=[args.map_column]).column(args.map_column).to_pylist()
+    table = read_table(args.maps)
+    column = args.map_column or next((c for c in ("abstraction_ids", "abstraction_map") if c in table.column_names),
+                                     "abstraction_ids")
+    if column not in table.column_names:
+        raise InputError(args.maps, f"no column {column!r}; columns are {', '.join(table.column_names)}",
+                         field=column)
+    wrap = Inverse if column == "abstraction_ids" else dict
+    maps = table.column(column).to_pylist()
     if len(lines) != args.beam * len(maps):
         raise InputError(args.predictions, f"{len(lines)} lines, but {args.maps} has {len(maps)} maps and the "
                                            f"beam is {args.beam}: expected {args.beam * len(maps)} lines")
     out, unknown = [], 0
     for number, line in enumerate(lines):
         try:
-            mapping = json.loads(maps[number // args.beam])
-        except (TypeError, json.JSONDecodeError) as exc:
+            mapping = wrap(json.loads(maps[number // args.beam]))
+        except (TypeError, ValueError) as exc:
             raise InputError(args.maps, f"row {number // args.beam + 1}: not a JSON map ({exc})",
-                             field=args.map_column) from exc
+                             field=column) from exc
         out.append(unabstract(line, mapping))
         unknown += len(unknown_ids(line, mapping))
     write_text(args.out, "".join(f"{line}\n" for line in out))

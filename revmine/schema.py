@@ -127,6 +127,9 @@ CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
     pa.field("m_r_abstract", pa.large_string(), nullable=False),
     pa.field("comment_abstract", pa.string()),
     pa.field("abstraction_map", pa.large_string(), nullable=False),  # JSON object: original -> id
+    # JSON object: id -> original, the complete inverse (a name with two ids, a method and a field called
+    # alike, has one entry in abstraction_map but both here), which is what unabstracting needs
+    pa.field("abstraction_ids", pa.large_string()),
 ])
 
 DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 1

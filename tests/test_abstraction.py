@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from revmine.preprocess.abstraction import (
+    Inverse,
     _java_hashmap_order,
     _java_string_hash,
     abstract,
@@ -285,3 +286,13 @@ def test_unabstract_leaves_unknown_ids():
     assert unabstract("VAR_1 = VAR_99 + METHOD_1 ( ) ;", result) == "level = VAR_99 + go ( ) ;"
     assert unknown_ids("VAR_1 = VAR_99 + METHOD_1 ( ) ;", result) == ["VAR_99"]
     assert unabstract("VAR_1 ++", {"level": "VAR_1"}) == "level ++"
+
+
+def test_stored_inverse_unabstracts_a_name_with_two_ids():
+    # `depth` is both a method (METHOD_1) and a field (VAR_1); the original -> id map can hold only one
+    # of them (VAR, as the reference's map), the stored inverse (candidates' abstraction_ids) holds both.
+    result = abstract("int depth() { return depth; }")
+    assert result.code == "int METHOD_1 ( ) { return VAR_1 ; }"
+    assert result.mapping == {"depth": "VAR_1"}
+    assert unabstract(result.code, Inverse(result.ids)) == "int depth ( ) { return depth ; }"
+    assert unabstract(result.code, result.mapping) == "int METHOD_1 ( ) { return depth ; }"

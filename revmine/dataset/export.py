@@ -90,6 +90,7 @@ _COLUMN_DOCS = {
     "m_r_abstract": "m_r abstracted with m_s's map",
     "comment_abstract": "the comment cleaned and abstracted with the pair's map",
     "abstraction_map": "JSON object mapping original tokens to abstract ids",
+    "abstraction_ids": "JSON object mapping abstract ids back to original tokens (complete inverse)",
 }
 
 

@@ -53,7 +53,7 @@ class Abstracted:
     """One abstracted method; unpacks as ``code, mapping``.
 
     ``mapping`` goes from each original name or literal to its id as printed (one id per name: a name
-    that is both a method and a variable keeps its TYPE, then METHOD, then VAR id). ``ids`` is the
+    that is both a method and a variable keeps its TYPE, then VAR, then METHOD id, as the reference). ``ids`` is the
     complete inverse, id -> original, which is what :func:`unabstract` needs.
     """
 
@@ -121,7 +121,13 @@ def abstract_pair(before: str, after: str, idioms: Iterable[str] | None = None) 
     return AbstractedPair(_render(tokens_before, replace), _render(tokens_after, replace), mapping, ids)
 
 
-MapSource = Union[Mapping[str, str], Abstracted, AbstractedPair]
+#: what unabstracting takes: a result (exact), a stored original -> id map (lossy for a name with two
+#: ids), or a stored id -> original inverse wrapped as ``Inverse`` (exact, the ``abstraction_ids`` column)
+MapSource = Union[Mapping[str, str], Abstracted, AbstractedPair, "Inverse"]
+
+
+class Inverse(dict):
+    """A stored id -> original map (the ``abstraction_ids`` column), marked so it is not read as original -> id."""
 
 
 def unabstract(abstracted: str, mapping: MapSource) -> str:
@@ -145,6 +151,8 @@ def unknown_ids(abstracted: str, mapping: MapSource) -> list[str]:
 def _originals(mapping: MapSource) -> Mapping[str, str]:
     if isinstance(mapping, (Abstracted, AbstractedPair)):
         return mapping.ids
+    if isinstance(mapping, Inverse):
+        return mapping
     return {abstract_id: name for name, abstract_id in mapping.items()}
 
 

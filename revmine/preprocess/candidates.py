@@ -292,6 +292,7 @@ class _File:
             "m_r_abstract": pair.after,
             "comment_abstract": comment_abstract,
             "abstraction_map": json.dumps(pair.mapping, ensure_ascii=False, sort_keys=True),
+            "abstraction_ids": json.dumps(pair.ids, ensure_ascii=False, sort_keys=True),
         })
 
     def _drop_failed(self, match: Match, comment: dict | None, reason: str, detail: str) -> None:
