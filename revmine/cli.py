@@ -162,7 +162,8 @@ def _run_run(args: argparse.Namespace) -> int:
     out = job.out
     print(f"dataset: {out / 'dataset'} (card: {out / 'dataset' / 'README.md'})")
     print(f"filter report: {out / 'filtered' / 'filter_report.md'}")
-    print(f"dropped rows: {out / 'preprocessed' / 'dropped.parquet'}, {out / 'filtered' / 'dropped.parquet'}")
+    print("dropped rows, with reasons: " + ", ".join(str(out / stage / "dropped.parquet")
+                                                     for stage in ("mined", "preprocessed", "filtered", "splits")))
     if "score" in state:
         print(f"scores: {out / 'scores' / 'summary.md'}")
     print(f"run record: {out / 'run.json'}")

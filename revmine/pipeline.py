@@ -133,7 +133,7 @@ def _mine(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, lis
 
     target = job.out / "mined"
     manifest = run_job(job.path, target, JobOptions(progress=progress))
-    return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "manifest.json"]
+    return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
 
 
 def _preprocess(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:

@@ -194,6 +194,17 @@ DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
     *CANDIDATES_SCHEMA,
 ])
 
+#: Rounds (or files of a round) the miners could not produce, with the reason (``OUT/dropped.parquet``).
+MINE_DROPPED_SCHEMA = _versioned("mine_dropped", 1, [
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("project", pa.string(), nullable=False),
+    pa.field("change", pa.string()),
+    pa.field("round_id", pa.string()),
+    pa.field("path", pa.string()),
+    pa.field("reason", pa.string(), nullable=False),
+])
+
+
 # --- metrics stage -------------------------------------------------------------------------------------
 #: Base columns of a score row; every metric then adds one float64 column named after the metric.
 SCORE_BASE_FIELDS: list[pa.Field] = [

@@ -63,6 +63,8 @@ def test_gerrit_rounds(server, tmp_path):
     project = m["projects"][0]
     assert len(project["dropped"]) == forge.expected["gerrit_dropped"]
     assert "gone from git" in project["dropped"][0]["reason"]
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    assert [(d["source"], d["reason"]) for d in dropped] == [("gerrit", d["reason"]) for d in project["dropped"]]
     # requests per change: one listing page for all + one comments request per multi-patch-set change
     assert project["http"]["requests"] / project["changes_done"] <= 3
     assert m["versions"]["revmine"] and m["totals"]["rows"] == len(rows)

@@ -41,7 +41,7 @@ from tqdm import tqdm
 
 from .. import __version__
 from ..errors import InputError
-from ..schema import ROUNDS_SCHEMA, schema_id
+from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from .git import GitRepo
 from .github import DEFAULT_API, GitHubMiner
@@ -247,6 +247,9 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
     }
+    dropped = [{"source": spec.source, "project": spec.project, "change": d.get("change"), "round_id": d.get("round_id"),
+                "path": d.get("path"), "reason": d["reason"]} for spec, p in zip(specs, projects) for d in p["dropped"]]
+    write_table(pa.Table.from_pylist(dropped, schema=MINE_DROPPED_SCHEMA), out / "dropped.parquet", MINE_DROPPED_SCHEMA)
     write_json(out / "manifest.json", manifest)
     return manifest
 
