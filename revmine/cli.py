@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, OperationError
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
@@ -43,19 +44,12 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
 
 def _run_score(args: argparse.Namespace) -> int:
     from .metrics.predictions import read_predictions
-    from .metrics.profiles import PROFILES
-    from .metrics.registry import default_metrics, make_metrics, split_specs
+    from .metrics.registry import select_metrics
     from .metrics.score import score_predictions, summary_markdown, write_run
 
     preds = read_predictions(args.predictions, args.format, args.refs, args.beam,
                              args.pred_field, args.ref_field, args.id_field)
-    profile = PROFILES[args.profile] if args.profile else None
-    if profile is not None:
-        metrics = profile.metrics()
-    elif args.metrics:
-        metrics = make_metrics(split_specs(args.metrics))
-    else:
-        metrics = default_metrics(args.kind)
+    metrics, profile = select_metrics(args.profile, args.metrics, args.kind)
     if args.plot and args.out is None:
         raise SystemExit("--plot needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
@@ -67,7 +61,7 @@ def _run_score(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
     if args.json:
-        json.dump(run.summary, sys.stdout, indent=2)
+        json.dump(run.summary, sys.stdout, indent=2, allow_nan=False)
         print()
     else:
         print(summary_markdown(run.summary))
@@ -109,24 +103,14 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
 
 def _run_agreement(args: argparse.Namespace) -> int:
     from .metrics.agreement import agreement, read_judgements
-    from .metrics.profiles import PROFILES
-    from .metrics.registry import default_metrics, make_metrics, split_specs
+    from .metrics.registry import select_metrics
     from .schema import AGREEMENT_SCHEMA
     from .store import write_table
 
     judged = read_judgements(args.judgements, args.pred_col, args.ref_col,
                              [c.strip() for c in args.score_cols.split(",") if c.strip()])
-    options: dict = {}
-    if args.profile:
-        if args.profile not in PROFILES:
-            raise SystemExit(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
-        profile = PROFILES[args.profile]
-        metrics = profile.metrics()
-        options = profile.agreement_options()
-    elif args.metrics:
-        metrics = make_metrics(split_specs(args.metrics))
-    else:
-        metrics = default_metrics("nl")
+    metrics, profile = select_metrics(args.profile, args.metrics, "nl")
+    options = profile.agreement_options() if profile else {}
     table = agreement(judged.predictions, judged.references, judged.scores, metrics, n_boot=args.bootstrap, seed=args.seed, **options)
     if args.out is not None:
         write_table(table, args.out / "agreement.parquet" if args.out.suffix != ".parquet" else args.out,
@@ -417,10 +401,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; user errors and failures of the outside world are one line (REVMINE_DEBUG=1: traceback)."""
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except InputError as exc:
+    except (InputError, ValueError, OperationError) as exc:
+        if os.environ.get("REVMINE_DEBUG"):
+            raise
         print(f"revmine: error: {exc}", file=sys.stderr)
         return 2
 

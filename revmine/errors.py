@@ -18,3 +18,7 @@ class InputError(ValueError):
         self.path = None if path is None else str(path)
         self.line = line
         self.field = field
+
+
+class OperationError(RuntimeError):
+    """An expected failure outside revmine (a forge answering an error, git failing): one line to the user."""

@@ -181,19 +181,12 @@ def _export(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, l
 
 def _score(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
     from .metrics.predictions import read_predictions
-    from .metrics.profiles import PROFILES
-    from .metrics.registry import default_metrics, make_metrics
+    from .metrics.registry import select_metrics
     from .metrics.score import score_predictions, write_run
 
     preds = read_predictions(job.resolve(settings["predictions"]), settings.get("format"),
                              job.resolve(settings.get("references")), settings.get("beam", 1))
-    profile = PROFILES[settings["profile"]] if settings.get("profile") else None
-    if profile is not None:
-        metrics = profile.metrics()
-    elif settings.get("metrics"):
-        metrics = make_metrics(list(settings["metrics"]))
-    else:
-        metrics = default_metrics(settings.get("kind", "code"))
+    metrics, profile = select_metrics(settings.get("profile"), settings.get("metrics"), settings.get("kind", "code"))
     scored = score_predictions(preds, metrics, profile=profile.describe() if profile else None, progress=progress)
     paths = write_run(scored, job.out / "scores")
     last = scored.summary["per_k"][-1]

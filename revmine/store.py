@@ -34,10 +34,20 @@ def atomic_path(dest: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
         yield tmp_path
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp_path, _mode_for(dest))  # mkstemp makes 0600; outputs get the usual permissions
         os.replace(tmp_path, dest)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def _mode_for(dest: Path) -> int:
+    """The mode a plain ``open(dest, "w")`` would give: the file's own if it exists, else 0666 less umask."""
+    if dest.exists():
+        return dest.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_text(dest: str | Path, text: str) -> Path:
@@ -48,7 +58,8 @@ def write_text(dest: str | Path, text: str) -> Path:
 
 
 def write_json(dest: str | Path, obj: object) -> Path:
-    return write_text(dest, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    """Strict JSON: NaN or infinity anywhere is a bug upstream (they are not JSON), so it raises."""
+    return write_text(dest, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def write_table(table: pa.Table, dest: str | Path, schema: pa.Schema | None = None,
@@ -57,7 +68,7 @@ def write_table(table: pa.Table, dest: str | Path, schema: pa.Schema | None = No
     if schema is not None:
         try:
             table = table.select(schema.names).cast(schema)
-        except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        except (KeyError, ValueError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise ValueError(f"{dest}: table does not fit schema {schema_id(schema)}: {exc}") from exc
     if metadata:
         merged = dict(table.schema.metadata or {})
@@ -95,7 +106,11 @@ class AtomicParquetWriter:
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         assert self._writer is not None
-        self._writer.close()
+        try:
+            self._writer.close()
+        except BaseException as close_error:  # the temporary file must still go
+            self._ctx.__exit__(type(close_error), close_error, close_error.__traceback__)
+            raise
         return bool(self._ctx.__exit__(exc_type, exc, tb))
 
 

@@ -95,6 +95,9 @@ def test_table_schema_several_judges_and_signature():
     assert row["metric"] == "lookup" and row["signature"].startswith("lookup|version:")
     assert row["spearman"] == pytest.approx(stats.spearmanr([1, 2, 3, 4], [1.5, 2, 2.5, 4.5]).statistic)
     post = agreement(preds, refs, [1, 2, 3, 4], [Lookup()], n_boot=0, **CMG2022_AGREEMENT).to_pylist()[0]
+    assert post["signature"].endswith("|round:2|maxnorm:yes")  # a similarity is not flipped
+    post = agreement(preds, refs, [1, 2, 3, 4], [Lookup(higher_is_better=False)], n_boot=0,
+                     **CMG2022_AGREEMENT).to_pylist()[0]
     assert post["signature"].endswith("|round:2|maxnorm:yes|dist:1-x")
 
 

@@ -81,3 +81,10 @@ def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert (tmp_path / "agreement.parquet").exists()
     assert main(["agreement", str(csv), "--score-cols", "h1"]) == 2
     assert "missing column(s) prediction, reference" in capsys.readouterr().err
+
+
+def test_bad_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(EXAMPLE), "--metrics", "foo"]) == 2
+    assert capsys.readouterr().err.startswith("revmine: error: unknown metric 'foo'")
+    assert main(["score", str(EXAMPLE), "--metrics", "ter, ter(normalized=true)", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["signatures"]) == {"ter", "ter_norm"}

@@ -237,3 +237,9 @@ def test_real_predictions(k1_pairs):
     assert np.all((details.score[ok] >= 0) & (details.score[ok] <= 1))
     assert np.isnan(details.score).sum() == details.unparsable
     assert details.ref_parsed.mean() > 0.99 and 0.6 < details.hyp_parsed.mean() < 0.95
+
+
+@pytest.mark.parametrize("cut", ["return 0", "return 0x", "x = 1e+", "x = .5e", "return 0."])
+def test_input_cut_inside_a_number_is_unparsable_not_a_crash(cut):
+    # javalang's lexer raises TypeError (not LexerError) at such ends; beam output is often cut there
+    assert np.isnan(TreeEditDistance().score(f"void m ( ) {{ {cut}", "void m ( ) { return 0 ; }"))

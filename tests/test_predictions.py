@@ -114,3 +114,23 @@ def test_detect_format(tmp_path: Path) -> None:
     assert detect_format(_write(tmp_path / "c.out", '{"pred": "x"}\n')) == "jsonl"
     with pytest.raises(InputError, match="empty"):
         detect_format(_write(tmp_path / "d.txt", "\n\n"))
+
+
+def test_input_lines_must_be_in_every_block_or_none(tmp_path: Path) -> None:
+    late = _write(tmp_path / "late.txt", "ORACLE       : a\nPREDICTION 1 : a\n\n"
+                                         "INPUT_CODE   : x\nORACLE       : b\nPREDICTION 1 : b\n")
+    with pytest.raises(InputError, match=r"late\.txt:4: block has INPUT_CODE line, unlike the blocks before"):
+        read_predictions(late)
+    early = _write(tmp_path / "early.txt", "INPUT_CODE   : x\nORACLE       : a\nPREDICTION 1 : a\n\n"
+                                           "ORACLE       : b\nPREDICTION 1 : b\n")
+    with pytest.raises(InputError, match=r"early\.txt:5: block has no INPUT_CODE line"):
+        read_predictions(early)
+
+
+def test_empty_parallel_files_and_missing_ids_are_errors(tmp_path: Path) -> None:
+    hyp, ref = _write(tmp_path / "hyp.txt", ""), _write(tmp_path / "ref.txt", "")
+    with pytest.raises(InputError, match=r"ref\.txt: no references"):
+        read_predictions(hyp, fmt="text", references=ref)
+    path = _write(tmp_path / "p.jsonl", '{"id": 1, "pred": "a", "ref": "a"}\n{"id": null, "pred": "b", "ref": "b"}\n')
+    with pytest.raises(InputError, match=r"p\.jsonl:2 \[id\]: missing id"):
+        read_predictions(path)

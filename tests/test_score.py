@@ -89,3 +89,40 @@ def test_failed_write_leaves_previous_output(tmp_path: Path) -> None:
         write_run(run, tmp_path)
     assert paths["scores"].read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.parquet", "summary.json", "summary.md"]
+
+
+def test_infinite_scores_are_counted_not_averaged_and_json_stays_valid(tmp_path: Path) -> None:
+    from revmine.metrics.edit import SED
+    from revmine.metrics.predictions import Predictions
+
+    # SED by reference length is d/|ref|: infinite for an empty reference, 1/2 for "a b" -> "a c"
+    preds = Predictions([["x"], ["a c"], ["a b"]], ["", "a b", "a b"])
+    run = score_predictions(preds, [SED(normalize="ref")])
+    stats = run.summary["per_k"][0]["metrics"]["sed_ref"]["all"]
+    assert stats["infinite"] == 1 and stats["missing"] == 0
+    assert stats["mean"] == pytest.approx(0.25) and stats["median"] == pytest.approx(0.25)
+    paths = write_run(run, tmp_path)
+    json.loads(paths["summary_json"].read_text(), parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+
+
+def test_corpus_bleu_of_rank_one_predictions_is_reported() -> None:
+    import sacrebleu
+
+    from revmine.metrics.bleu import BLEU
+
+    preds = read_predictions(EXAMPLE)
+    run = score_predictions(preds, [BLEU(), _Length()])
+    top = [beam[0] for beam in preds.predictions]
+    expected = sacrebleu.corpus_bleu(top, [preds.references], tokenize="none").score / 100
+    assert run.summary["corpus_rank1"] == {"bleu4": pytest.approx(expected, abs=1e-9)}  # no corpus level: lendiff
+
+
+def test_outputs_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        paths = write_run(score_predictions(read_predictions(EXAMPLE), [_Length()]), tmp_path)
+    finally:
+        os.umask(umask)
+    assert {oct(p.stat().st_mode & 0o777) for p in paths.values()} == {"0o644"}

@@ -132,7 +132,8 @@ def agreement(
         x, y = scores[ok], human[ok]
         row: dict[str, object] = {
             "metric": metric.column,
-            "signature": metric.signature() + _post_signature(rounding, normalise_by_max, distances_as_similarity),
+            "signature": metric.signature() + _post_signature(
+                rounding, normalise_by_max, distances_as_similarity and not metric.higher_is_better),
             "n": int(ok.sum()),
         }
         row.update(correlations(x, y, n_boot=n_boot, seed=seed, confidence=confidence))

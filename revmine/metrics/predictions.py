@@ -90,11 +90,11 @@ def read_tufano(path: str | Path) -> Predictions:
         refs.append(block["ORACLE"])
         preds.append(list(block_preds))
         for name in ("INPUT_CODE", "INPUT_NL"):
-            if name in block or name in inputs:
-                column = inputs.setdefault(name, [""] * (len(refs) - 1))
-                if name not in block:
-                    raise InputError(path, f"block has no {name} line while earlier blocks do", line=block_start)
-                column.append(block[name])
+            if len(refs) > 1 and (name in block) != (name in inputs):
+                have = "has" if name in block else "has no"
+                raise InputError(path, f"block {have} {name} line, unlike the blocks before it", line=block_start)
+            if name in block:
+                inputs.setdefault(name, []).append(block[name])
         block.clear()
         block_preds.clear()
 
@@ -132,6 +132,8 @@ def read_text(hypotheses: str | Path, references: str | Path, beam: int = 1) -> 
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
     hyps, refs = read_lines(hyp_path), read_lines(ref_path)
+    if not refs:
+        raise InputError(ref_path, "no references: the file is empty")
     if len(hyps) != beam * len(refs):
         raise InputError(hyp_path, f"{len(hyps)} hypothesis lines, but {ref_path} has {len(refs)} references "
                                    f"and the beam is {beam}: expected {beam * len(refs)} lines")
@@ -188,7 +190,9 @@ def _from_records(records: list[tuple[int | None, dict]], path: Path, fmt: str, 
         preds.append(beam)
         refs.append(ref)
         if idf is not None:
-            ids.append(str(rec.get(idf)))
+            if rec.get(idf) is None:
+                raise InputError(path, "missing id (the id field is present in other records)", line=line, field=idf)
+            ids.append(str(rec[idf]))
     return Predictions(preds, refs, ids=ids if idf is not None else None, source=str(path), format=fmt)
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from importlib import import_module
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .base import Metric
+
+if TYPE_CHECKING:
+    from .profiles import Profile
 
 
 def _lazy(module: str, cls: str, *args: object) -> Callable[..., Metric]:
@@ -108,3 +111,17 @@ def default_metrics(kind: str) -> list[Metric]:
     if kind not in DEFAULTS:
         raise ValueError(f"unknown kind {kind!r}; choose one of {', '.join(DEFAULTS)}")
     return make_metrics(DEFAULTS[kind])
+
+
+def select_metrics(profile: str | None = None, metrics: str | list[str] | None = None,
+                   kind: str = "code") -> tuple[list[Metric], Profile | None]:
+    """The metrics a run uses: a profile's, else the named ones (a spec string or list), else the kind's."""
+    from .profiles import PROFILES
+
+    if profile:
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}")
+        return PROFILES[profile].metrics(), PROFILES[profile]
+    if metrics:
+        return make_metrics(split_specs(metrics) if isinstance(metrics, str) else list(metrics)), None
+    return default_metrics(kind), None

@@ -5,7 +5,10 @@ its first k predictions equals the reference token for token (whitespace-separat
 differences do not count). Summaries give, per k, the perfect count and percentage and, for each metric,
 mean/median/sd over all predictions of rank <= k and over the best of those k (max, or min for
 distances). NaN scores (e.g. a tree metric on code that does not parse) are left out of the statistics
-and counted in ``missing``.
+and counted in ``missing``; infinite ones (SED normalised by an empty reference) are counted in
+``infinite`` and left out too, so every statistic is a finite number or null and the JSON is valid.
+Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style)
+also get their corpus value over the rank-1 predictions, which is what papers report as "BLEU".
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import __version__
 from ..schema import scores_schema
@@ -86,12 +90,17 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
 
 
 def _stats(values: np.ndarray) -> dict[str, float | int | None]:
-    ok = values[~np.isnan(values)]
+    counts = {"missing": int(np.isnan(values).sum()), "infinite": int(np.isinf(values).sum())}
+    ok = values[np.isfinite(values)]
     if ok.size == 0:
-        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, "missing": int(values.size)}
+        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, **counts}
     q1, median, q3 = np.percentile(ok, [25, 50, 75])
     return {"mean": float(ok.mean()), "median": float(median), "sd": float(ok.std(ddof=1)) if ok.size > 1 else 0.0,
-            "q1": float(q1), "q3": float(q3), "missing": int(values.size - ok.size)}
+            "q1": float(q1), "q3": float(q3), **counts}
+
+
+def _has_corpus_level(metric: Metric) -> bool:
+    return type(metric).corpus_score is not Metric.corpus_score
 
 
 def best_of_k(values: np.ndarray, n: int, k_max: int, k: int, higher_is_better: bool) -> np.ndarray:
@@ -121,6 +130,9 @@ def summarize(run: ScoreRun) -> dict:
                 "best": _stats(best_of_k(values, n, k_max, k, metric.higher_is_better)),
             }
         per_k.append(entry)
+    first = table.filter(pc.equal(table.column("k"), 1))
+    hyps, refs = first.column("prediction").to_pylist(), first.column("reference").to_pylist()
+    corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
     return {
         "revmine": __version__,
         "source": run.source,
@@ -129,6 +141,7 @@ def summarize(run: ScoreRun) -> dict:
         "profile": run.profile,
         "signatures": run.signatures,
         "per_k": per_k,
+        "corpus_rank1": {c: (v if np.isfinite(v) else None) for c, v in corpus.items()},
     }
 
 
@@ -141,14 +154,17 @@ def summary_markdown(summary: dict) -> str:
     lines += [f"{summary['examples']} examples, {summary['k']} prediction(s) each.", "",
               "| k | perfect | % |", "|---|---|---|"]
     lines += [f"| {e['k']} | {e['perfect']} | {e['perfect_pct']:.2f} |" for e in summary["per_k"]]
+    if summary.get("corpus_rank1"):
+        lines += ["", "Corpus-level scores of the rank-1 predictions:", "", "| metric | corpus |", "|---|---|"]
+        lines += [f"| {c} | {_f(v)} |" for c, v in summary["corpus_rank1"].items()]
     for column, signature in summary["signatures"].items():
         lines += ["", f"## {column}", "", f"`{signature}`", "",
-                  "| k | best: mean | median | sd | all: mean | median | sd | missing |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| k | best: mean | median | sd | all: mean | median | sd | missing | infinite |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for e in summary["per_k"]:
             b, a = e["metrics"][column]["best"], e["metrics"][column]["all"]
             lines.append(f"| {e['k']} | {_f(b['mean'])} | {_f(b['median'])} | {_f(b['sd'])} | {_f(a['mean'])} | "
-                         f"{_f(a['median'])} | {_f(a['sd'])} | {a['missing']} |")
+                         f"{_f(a['median'])} | {_f(a['sd'])} | {a['missing']} | {a['infinite']} |")
     return "\n".join(lines) + "\n"
 
 

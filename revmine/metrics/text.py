@@ -106,7 +106,11 @@ class Chrf(Metric):
 
     @property
     def column(self) -> str:
-        return {0: "chrf", 2: "chrfpp"}.get(self._chrf.word_order, f"chrf_nw{self._chrf.word_order}")
+        c = self._chrf
+        base = {0: "chrf", 2: "chrfpp"}.get(c.word_order, f"chrf_nw{c.word_order}")
+        changed = [f"nc{c.char_order}" if c.char_order != 6 else "", f"b{c.beta}" if c.beta != 2 else "",
+                   "lc" if c.lowercase else "", "ws" if c.whitespace else "", "eps" if c.eps_smoothing else ""]
+        return "_".join([base, *filter(None, changed)])
 
     def settings(self) -> dict[str, object]:
         c = self._chrf
@@ -146,6 +150,13 @@ class Ter(Metric):
         case_sensitive: bool = False,
     ):
         self._ter = TER(normalized, no_punct, asian_support, case_sensitive)
+
+    @property
+    def column(self) -> str:
+        t = self._ter
+        changed = ["norm" if t.normalized else "", "nopunct" if t.no_punct else "",
+                   "asian" if t.asian_support else "", "cased" if t.case_sensitive else ""]
+        return "_".join([self.name, *filter(None, changed)])
 
     def settings(self) -> dict[str, object]:
         t = self._ter

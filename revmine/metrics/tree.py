@@ -224,9 +224,9 @@ def method_tree(code: str, repair: bool = True) -> LabelTree | None:
 
 
 def _parse(code: str, repair: bool) -> _Code:
-    try:
-        tokens = list(jtok.tokenize(code))
-    except jtok.LexerError:
+    try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
+        tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
+    except (jtok.LexerError, TypeError, IndexError):
         return _Code(None, code.split())
     if repair:
         tokens = _repair(tokens)
