@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 import time
 import tomllib
@@ -30,15 +31,26 @@ from typing import Any, Callable
 
 from . import __version__
 from .errors import InputError
-from .store import write_json
+from .store import write_json, write_text
 
 STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
-SECTIONS = {"preprocess": {"max_file_bytes", "timeout", "idioms", "batch_size"},
-            "filter": {"max_tokens", "noise_model", "skip"},
-            "split": {"strategy", "fractions", "seed"},
-            "export": {"formats", "name"},
-            "score": {"predictions", "format", "kind", "profile", "metrics", "references", "beam"}}
+_NUMBER = (int, float)
+#: every setting of every table, with the type(s) its value may have
+SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "job": {"out": str, "cache": str, "repos": str, "cache_mode": str, "batch_size": int, "recordings": str},
+    "preprocess": {"max_file_bytes": int, "timeout": _NUMBER, "idioms": str, "batch_size": int},
+    "filter": {"max_tokens": int, "noise_model": str, "skip": list},
+    "split": {"strategy": str, "fractions": list, "seed": int},
+    "export": {"formats": list, "name": str},
+    "score": {"predictions": str, "format": str, "kind": str, "profile": str, "metrics": (str, list),
+              "references": str, "beam": int},
+}
+PROJECT_KEYS = {"source", "url", "project", "repo", "api_url", "since", "until", "clone_url"}
+#: settings naming files whose *contents* are part of a stage's fingerprint
+FILE_SETTINGS = {"mine": ("recordings",), "preprocess": ("idioms",), "filter": ("noise_model",),
+                 "score": ("predictions", "references")}
 STATE_FILE = "run.json"
+MINE_MARK = ".fingerprint"  # in the mining folder: which settings its checkpoints belong to
 
 
 @dataclass(frozen=True)
@@ -66,17 +78,30 @@ def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(path, f"not valid TOML: {exc}") from None
     for name, value in config.items():
-        if name in ("job", "projects"):
+        if name == "projects":
             continue
         if name not in SECTIONS:
-            raise InputError(path, f"unknown table [{name}]; tables are [job], [[projects]], "
+            raise InputError(path, f"unknown table [{name}]; tables are [[projects]], "
                                    + ", ".join(f"[{s}]" for s in SECTIONS), field=name)
         if not isinstance(value, dict):
             raise InputError(path, "must be a table", field=name)
-        unknown = set(value) - SECTIONS[name]
+        unknown = set(value) - set(SECTIONS[name])
         if unknown:
             raise InputError(path, f"unknown setting(s) {sorted(unknown)}; known: {sorted(SECTIONS[name])}",
                              field=name)
+        for key, setting in value.items():
+            wanted = SECTIONS[name][key]
+            if not isinstance(setting, wanted) or isinstance(setting, bool) and bool not in _types(wanted):
+                names = "/".join(t.__name__ for t in _types(wanted))
+                raise InputError(path, f"must be {names}, not {type(setting).__name__}", field=f"{name}.{key}")
+    for i, project in enumerate(config.get("projects", [])):
+        unknown = set(project) - PROJECT_KEYS if isinstance(project, dict) else set()
+        if unknown:
+            raise InputError(path, f"unknown setting(s) {sorted(unknown)}; known: {sorted(PROJECT_KEYS)}",
+                             field=f"projects[{i}]")
+    from .miners.jobs import load_job as load_mining_job
+
+    load_mining_job(path)  # the projects' own checks (sources, URLs, dates, no secrets)
     target = Path(out) if out is not None else None
     if target is None:
         job_out = config.get("job", {}).get("out")
@@ -86,9 +111,25 @@ def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     return Job(path, target, config)
 
 
-def _fingerprint(stage: str, settings: dict[str, Any], upstream: str) -> str:
-    text = json.dumps({"stage": stage, "settings": settings, "upstream": upstream, "revmine": __version__},
-                      sort_keys=True, default=str)
+def _types(wanted: type | tuple[type, ...]) -> tuple[type, ...]:
+    return wanted if isinstance(wanted, tuple) else (wanted,)
+
+
+def _digest(path: Path) -> str:
+    """Hash of a file's bytes, or of every file under a folder (names and bytes), so edits re-run a stage."""
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path] if path.exists() else []
+    for file in files:
+        h.update(str(file.relative_to(path) if path.is_dir() else file.name).encode() + b"\0")
+        h.update(hashlib.sha256(file.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _fingerprint(job: Job, stage: str, settings: dict[str, Any], upstream: str) -> str:
+    files = settings.get("job", settings)  # mining's file settings live in its [job] table
+    contents = {key: _digest(job.resolve(files[key])) for key in FILE_SETTINGS.get(stage, ()) if files.get(key)}
+    text = json.dumps({"stage": stage, "settings": settings, "files": contents, "upstream": upstream,
+                       "revmine": __version__}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -98,12 +139,17 @@ def run(job: Job, force: bool = False, progress: bool = True,
     out = job.out
     out.mkdir(parents=True, exist_ok=True)
     state_path = out / STATE_FILE
-    state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.exists() and not force else {}
+    state: dict[str, Any] = {}
+    if state_path.exists() and not force:
+        try:
+            state = json.loads(state_path.read_text())
+        except ValueError:
+            echo(f"{state_path} is unreadable: every stage runs again")
     stages = [s for s in STAGES if s != "score" or job.section("score").get("predictions")]
     upstream = ""
     for number, stage in enumerate(stages, start=1):
         settings = _settings(job, stage)
-        fingerprint = _fingerprint(stage, settings, upstream)
+        fingerprint = _fingerprint(job, stage, settings, upstream)
         done = state.get(stage, {})
         outputs = [Path(p) for p in done.get("outputs", [])]
         if done.get("fingerprint") == fingerprint and outputs and all(p.exists() for p in outputs):
@@ -111,7 +157,13 @@ def run(job: Job, force: bool = False, progress: bool = True,
         else:
             echo(f"[{number}/{len(stages)}] {stage} ...")
             started = time.monotonic()
-            result, outputs = RUNNERS[stage](job, settings, progress)
+            try:
+                result, outputs = RUNNERS[stage](job, settings | {"fingerprint": fingerprint, "force": force},
+                                                 progress)
+            except InputError:
+                raise
+            except ValueError as exc:  # a setting the stage rejected: name the job file and the table
+                raise InputError(job.path, str(exc), field=stage) from exc
             state[stage] = {"fingerprint": fingerprint, "seconds": round(time.monotonic() - started, 2),
                             "outputs": [str(p) for p in outputs], "result": result}
             for later in stages[number:]:  # anything after a re-run stage is stale
@@ -132,6 +184,14 @@ def _mine(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, lis
     from .miners import JobOptions, run_job
 
     target = job.out / "mined"
+    mark = target / MINE_MARK
+    if mark.exists() and (settings["force"] or mark.read_text() != settings["fingerprint"]):
+        # checkpoints of other settings (another window, other projects) must not leak into this run;
+        # the HTTP cache and the clones stay, they are keyed by URL and commit
+        for stale in ("rounds.parquet", "state", "manifest.json", "dropped.parquet"):
+            path = target / stale
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    write_text(mark, settings["fingerprint"])
     manifest = run_job(job.path, target, JobOptions(progress=progress))
     return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
 

@@ -106,3 +106,44 @@ def test_score_stage_runs_when_predictions_are_given(tmp_path: Path, no_network:
     assert state["score"]["result"] == {"k": 3, "perfect": 4, "perfect_pct": 66.67}
     summary = json.loads((tmp_path / "out" / "scores" / "summary.json").read_text())
     assert summary["profile"]["name"] == "tufano2021"
+
+
+def _example_job(tmp_path: Path, extra: str = "") -> Path:
+    job_file = tmp_path / "job.toml"
+    job_file.write_text((EXAMPLES / "job.toml").read_text().replace(
+        'recordings = "mining"', f'recordings = "{(EXAMPLES / "mining").as_posix()}"') + extra)
+    return job_file
+
+
+def test_settings_are_type_checked_with_their_field(tmp_path: Path) -> None:
+    job_file = _example_job(tmp_path)
+    job_file.write_text(job_file.read_text().replace("max_tokens = 100", 'max_tokens = "100"'))
+    with pytest.raises(InputError, match=r"\[filter\.max_tokens\]: must be int, not str"):
+        load_job(job_file, tmp_path / "out")
+    job_file.write_text(_example_job(tmp_path).read_text().replace('repo = "example/inventory"',
+                                                                   'repo = "example/inventory"\nuntill = "2024-01-01"'))
+    with pytest.raises(InputError, match=r"\[projects\[1\]\]: unknown setting\(s\) \['untill'\]"):
+        load_job(job_file, tmp_path / "out")
+    job_file.write_text(_example_job(tmp_path).read_text().replace('strategy = "random"', 'strategy = "alphabet"'))
+    with pytest.raises(InputError, match=r"job\.toml \[split\]: unknown split strategy 'alphabet'"):
+        run(load_job(job_file, tmp_path / "out"), progress=False, echo=lambda line: None)
+
+
+def test_edited_input_files_and_changed_projects_rerun_their_stages(tmp_path: Path, no_network: None) -> None:
+    predictions = tmp_path / "preds.txt"
+    predictions.write_text((EXAMPLES / "quickstart" / "predictions_k3.txt").read_text())
+    job_file = _example_job(tmp_path, f'\n[score]\npredictions = "{predictions.as_posix()}"\n')
+    lines: list[str] = []
+    run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
+    predictions.write_text(predictions.read_text().replace("PREDICTION 1 : public String getName ( ) { return this . name ; }",
+                                                           "PREDICTION 1 : public String getName ( ) { return name ; }"))
+    lines.clear()
+    state = run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
+    assert [line for line in lines if "skipped" not in line and "done in" not in line] == ["[6/6] score ..."]
+    assert state["score"]["result"]["perfect"] == 5  # the edited case 3 is now perfect at rank 1
+    # drop the GitHub project: its rounds must not survive in the mined folder
+    job_file.write_text(job_file.read_text().split("[[projects]]\nsource = \"github\"")[0]
+                        + "[preprocess]" + job_file.read_text().split("[preprocess]", 1)[1])
+    state = run(load_job(job_file, tmp_path / "out"), progress=False, echo=lambda line: None)
+    rows = ds.dataset(tmp_path / "out" / "mined" / "rounds.parquet").to_table().column("source").to_pylist()
+    assert set(rows) == {"gerrit"} and state["mine"]["result"]["rows"] == len(rows)
