@@ -29,9 +29,7 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -52,6 +50,7 @@ from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.tree import DecisionTreeClassifier
 
+from ..cache import cache_dir
 from ..errors import InputError
 from ..store import atomic_path
 from . import rules
@@ -334,14 +333,6 @@ def train_from_file(labels_path: str | Path, out_model_path: str | Path, model: 
     return fitted
 
 
-def _cache_dir() -> Path:
-    if os.environ.get("REVMINE_CACHE_DIR"):
-        return Path(os.environ["REVMINE_CACHE_DIR"])
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "revmine" / "cache"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "revmine"
-
-
 def _shipped_data() -> bytes:
     return resources.files("revmine").joinpath(DATA_FILE).read_bytes()
 
@@ -354,7 +345,7 @@ def default_model() -> Pipeline:
     for part in (data, Path(__file__).read_bytes(), Path(rules.__file__).read_bytes(),
                  sklearn.__version__.encode()):
         key.update(hashlib.sha256(part).digest())
-    cached = _cache_dir() / "classifier" / f"noise-{DEFAULT_MODEL}-{key.hexdigest()[:20]}.joblib"
+    cached = cache_dir() / "classifier" / f"noise-{DEFAULT_MODEL}-{key.hexdigest()[:20]}.joblib"
     if cached.is_file():
         try:
             return load(cached)

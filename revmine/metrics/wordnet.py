@@ -35,6 +35,8 @@ from typing import Any
 import nltk.data
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
+from ..cache import cache_dir
+
 ENV_VAR = "REVMINE_WORDNET"
 #: Values of ``REVMINE_WORDNET`` (or of ``path``) that switch WordNet off on purpose.
 DISABLED = frozenset({"none", "off", "no", "0", "false"})
@@ -189,8 +191,7 @@ def _reader_for_directory(directory: Path) -> WordNetStatus:
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "revmine" / "nltk_data"
+    return cache_dir() / "nltk_data"
 
 
 def _materialise(source: Path, corpora: Path) -> Path:
