@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from revmine.preprocess.linking import comment_lines, link_comment
+from revmine.preprocess.linking import comment_lines, count_lines, link_comment
 from revmine.preprocess.methods import extract_methods
 from revmine.schema import DropReason
 
@@ -26,7 +26,7 @@ class Cart {                          // 1
 }                                     // 15
 """
 METHODS = extract_methods(SOURCE)
-N_LINES = SOURCE.count("\n") + 1
+N_LINES = count_lines(SOURCE)
 
 
 def test_the_file_has_two_methods_with_annotations_linked():
@@ -62,7 +62,8 @@ def test_linked(comment, method):
     ({"start_line": 10, "end_line": 13}, DropReason.SPANS_METHODS),
     ({"start_line": 2, "end_line": 8}, DropReason.PARTLY_OUTSIDE_METHOD),
     ({"start_line": 13, "end_line": 15}, DropReason.PARTLY_OUTSIDE_METHOD),
-    ({"line": 17}, DropReason.LINE_OUT_OF_RANGE),
+    ({"line": 16}, DropReason.LINE_OUT_OF_RANGE),  # after the final newline: no line
+    ({"start_line": 14, "end_line": 16}, DropReason.LINE_OUT_OF_RANGE),
     ({"line": 0}, DropReason.LINE_OUT_OF_RANGE),
     ({"start_line": 9, "end_line": 8}, DropReason.LINE_OUT_OF_RANGE),
 ])
@@ -77,3 +78,27 @@ def test_comment_lines():
     assert comment_lines({"start_line": 3, "end_line": 5, "end_character": 0}) == (3, 4)
     assert comment_lines({"start_line": 3, "end_line": 3, "end_character": 0}) == (3, 3)
     assert comment_lines({"line": None, "start_line": None}) is None
+
+
+def test_count_lines():
+    """A final newline ends the last line; it does not start one (Gerrit shows no empty line after it)."""
+    assert [count_lines(s) for s in ("", "\n", "a", "a\n", "a\nb", "a\nb\n", "a\n\n")] == [0, 1, 1, 1, 2, 2, 2]
+
+
+RECORD = """\
+record Range(int lo, int hi) {        // 1
+  Range {                             // 2
+    check(lo, hi);                    // 3
+  }                                   // 4
+  Range(int lo) { this(lo, lo); }     // 5
+  int $size() {                       // 6
+    return hi - lo;                   // 7
+  }                                   // 8
+}                                     // 9
+"""
+
+
+@pytest.mark.parametrize("line, method", [(3, "Range(int lo, int hi)"), (5, "Range(int lo)"), (7, "$size()")])
+def test_comments_in_a_record_link(line, method):
+    link = link_comment({"line": line}, extract_methods(RECORD), count_lines(RECORD))
+    assert link.reason is None and link.method.signature == method

@@ -61,6 +61,108 @@ def test_methods_of_a_file():
     assert methods[6].text.startswith("  @Test public void t() {")
 
 
+def signatures(source: str) -> list[tuple[str, int, int]]:
+    return [(m.signature, m.start_line, m.end_line) for m in extract_methods(source)]
+
+
+@pytest.mark.parametrize("source, expected", [
+    pytest.param("public record Point(int x, int y) {\n"
+                 "  public Point(int x) {\n"
+                 "    this(x, 0);\n"
+                 "  }\n"
+                 "  int sum() { return x + y; }\n"
+                 "}\n",
+                 [("Point(int x)", 2, 4), ("sum()", 5, 5)], id="top-level, constructor"),
+    pytest.param("public record Point(int x, int y) {\n"
+                 "  @Deprecated public Point {\n"
+                 "    if (x < 0) throw new IllegalArgumentException();\n"
+                 "    Runnable r = new Runnable() { public void run() { } };\n"
+                 "  }\n"
+                 "  public Point(int x) { this(x, 0); }\n"
+                 "  int sum() { return x + y; }\n"
+                 "  static Point origin() { return new Point(0, 0); }\n"
+                 "}\n",
+                 # the compact constructor is the canonical one: the record's components are its parameters
+                 [("Point(int x, int y)", 2, 5), ("Point(int x)", 6, 6), ("sum()", 7, 7), ("origin()", 8, 8)],
+                 id="top-level, compact constructor"),
+    pytest.param("class C {\n"
+                 "  record P<K extends Map<K, List<V>>>(K k, @NonNull int y) implements X<K> {\n"
+                 "    int sum() { return y; }\n"
+                 "  }\n"
+                 "  void after() { }\n"
+                 "}\n",
+                 [("sum()", 3, 3), ("after()", 5, 5)], id="nested, generic"),
+    pytest.param("class C {\n"
+                 "  void f() {\n"
+                 "    record L(int a) { int q() { return a; } }\n"
+                 "    Object record = null; record(1);\n"
+                 "  }\n"
+                 "  void record(int a) { }\n"
+                 "}\n",
+                 [("f()", 2, 5), ("record(int a)", 6, 6)], id="local record, 'record' as a name"),
+])
+def test_records_keep_their_methods(source, expected):
+    assert signatures(source) == expected
+
+
+def test_dollar_in_names():
+    """Lizard cuts names at '$'; the methods are still found, under their own names."""
+    source = "class A$1 {\n  void $dollar_() { }\n  void a$b() { }\n  void b() { }\n  void _u$() { }\n}\n"
+    assert signatures(source) == [("$dollar_()", 2, 2), ("a$b()", 3, 3), ("b()", 4, 4), ("_u$()", 5, 5)]
+
+
+MODERN = """\
+public enum Op {                                           // 1
+  PLUS { @Override int apply(int a, int b) { return a + b; } },  // 2
+  MINUS { int apply(int a, int b) { return a - b; } };     // 3
+  abstract int apply(int a, int b);                        // 4
+  Op() { }                                                 // 5
+  interface Shape {                                        // 6
+    double area();                                         // 7
+    default String describe() { return "area " + area(); } // 8
+    static Shape unit() { return () -> 1.0; }              // 9
+    private void helper() { }                              // 10
+  }                                                        // 11
+  public <K, V extends List<K>> Map<K, V> group(Map<K, ? extends V> in) throws IOException, X {  // 12
+    list.forEach(x -> { foo(x); });                        // 13
+    class Local { void inner() { } }                       // 14
+    return null;                                           // 15
+  }                                                        // 16
+  class Inner { Inner() { } void größe(int ä) { int π = 3; } }  // 17
+  String 名前() {                                           // 18
+    String s = \"\"\"
+        void fake() {
+        }\"\"\";                                               // 21
+    return s;                                              // 22
+  }                                                        // 23
+  int k(Object o) {                                        // 24
+    return switch (o) {                                    // 25
+      case Integer i when i > 0 -> { yield i; }            // 26
+      default -> 0;                                        // 27
+    };                                                     // 28
+  }                                                        // 29
+  public synchronized int arr()[] { return null; }         // 30
+}                                                          // 31
+"""
+
+
+def test_modern_java_keeps_every_method():
+    assert signatures(MODERN) == [
+        ("apply(int a, int b)", 2, 2),  # enum constant bodies
+        ("apply(int a, int b)", 3, 3),
+        ("Op()", 5, 5),
+        ("describe()", 8, 8),  # interface default, static and private methods
+        ("unit()", 9, 9),
+        ("helper()", 10, 10),
+        ("group(Map<K, ? extends V> in)", 12, 16),  # the lambda and the local class are inside
+        ("Inner()", 17, 17),
+        ("größe(int ä)", 17, 17),
+        ("名前()", 18, 23),  # the text block's "method" is not one
+        ("k(Object o)", 24, 29),
+        ("arr()", 30, 30),  # old-style array return type
+    ]
+
+
 def test_method_text_is_the_dataset_form(tufano_dir):
     """Every m_s and m_r of the dataset, put in a class, comes back as one method with the same text."""
     with open(tufano_dir / "test.csv", encoding="utf-8", newline="") as fh:
@@ -127,13 +229,36 @@ def test_match_overloads_by_name_then_renames_by_parameters_in_order():
     assert [m.signature for m in matching.added] == ["added(int q)"]
 
 
-def test_match_only_within_the_slot_between_anchors():
-    """A method that changed its parameters *and* moved past a neighbour is deleted + added, not guessed."""
-    before = extract_methods("class A {\n void f(int x) {}\n void a() {}\n}")
-    after = extract_methods("class A {\n void a() {}\n void f(long x) {}\n}")
+def test_match_unique_name_wherever_it_moved():
+    """Reordered neighbours leave no slot; a name unique among the unmatched methods still pairs."""
+    before = extract_methods("class C {\n void a() { }\n void x(int i) { }\n void b() { }\n}\n")
+    after = extract_methods("class C {\n void b() { }\n void x(int j) { }\n void a() { }\n}\n")
+    matching = match_methods(before, after)
+    assert [(m.before.signature, m.after.signature, m.rule) for m in matching.matches] == [
+        ("a()", "a()", "signature"), ("x(int i)", "x(int j)", "name"), ("b()", "b()", "signature")]
+    assert matching.deleted == [] and matching.added == []
+
+
+def test_match_anchors_are_the_methods_that_kept_their_order():
+    """b() moved to the top: a() stays the anchor, so the overloads after it still pair in their slot."""
+    before = extract_methods("class A {\n void a() {}\n void f(int x) {}\n void f(String s) {}\n void b() {}\n}")
+    after = extract_methods("class A {\n void b() {}\n void a() {}\n void f(long x) {}\n"
+                            " void f(CharSequence s) {}\n}")
+    matching = match_methods(before, after)
+    assert [(m.before.signature, m.after.signature, m.rule) for m in matching.matches] == [
+        ("a()", "a()", "signature"), ("f(int x)", "f(long x)", "name"),
+        ("f(String s)", "f(CharSequence s)", "name"), ("b()", "b()", "signature")]
+
+
+def test_match_overloads_and_renames_only_within_the_slot():
+    """Overloads (no unique name) or a rename that moved past a neighbour are deleted + added, not guessed."""
+    before = extract_methods("class A {\n void f(int x) {}\n void f(String s) {}\n void old(int z) {}\n"
+                             " void a() {}\n}")
+    after = extract_methods("class A {\n void a() {}\n void f(long x) {}\n void f(CharSequence s) {}\n"
+                            " void renamed(int z) {}\n}")
     matching = match_methods(before, after)
     assert [(m.before.signature, m.rule) for m in matching.matches] == [("a()", "signature")]
-    assert [m.signature for m in matching.deleted] == ["f(int x)"]
+    assert [m.signature for m in matching.deleted] == ["f(int x)", "f(String s)", "old(int z)"]
 
 
 def test_duplicate_signatures_pair_in_order():

@@ -175,6 +175,24 @@ def test_candidates_and_dropped_of_one_round(tmp_path):
     assert all(d["round_id"] == c1["round_id"] and d["path"] == "Shop.java" for d in dropped)
 
 
+def test_comment_after_the_final_newline_is_out_of_range(tmp_path):
+    """BEFORE has 26 lines and ends with a newline: line 27 does not exist, it is not 'outside a method'."""
+    assert BEFORE.count("\n") == 26 and BEFORE.endswith("\n")
+    _, _, dropped = run(tmp_path, [round_row(comments=[comment("c1", 26), comment("c2", 27)])])
+    assert [(d["comment_id"], d["reason"]) for d in dropped if d["kind"] == "comment"] == [
+        ("c1", DropReason.OUTSIDE_METHOD), ("c2", DropReason.LINE_OUT_OF_RANGE)]
+
+
+def test_comments_on_record_methods_are_triplets(tmp_path):
+    """Lizard alone loses every method of a record with a constructor; their comments must still link."""
+    before = "record P(int x, int y) {\n  P(int x) { this(x, 0); }\n  int sum() { return x + y; }\n}\n"
+    after = "record P(int x, int y) {\n  P(int x) { this(x, 0); }\n  int sum() { return y + x; }\n}\n"
+    _, candidates, dropped = run(tmp_path, [round_row(before=before, after=after, comments=[comment("c1", 3)])])
+    assert [(c["kind"], c["comment_id"], c["signature"]) for c in candidates] == [
+        ("triplet", "c1", "sum()"), ("pair", None, "sum()")]
+    assert dropped == []
+
+
 def test_sources_are_normalised_before_anything_else(tmp_path):
     crlf = "\ufeff" + BEFORE.replace("\n", "\r\n")
     mac = AFTER.replace("\n", "\r")

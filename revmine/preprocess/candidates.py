@@ -37,7 +37,7 @@ from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERS
 from ..store import AtomicParquetWriter, Parts
 from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
 from .comments import clean_comment
-from .linking import comment_lines, link_comment
+from .linking import comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
 
 __all__ = ["Limits", "MethodCache", "normalise_source", "preprocess", "process_file"]
@@ -225,7 +225,7 @@ class _File:
         matching = match_methods(methods_before, methods_after)
         match_of = {id(m.before): m for m in matching.matches}
         abstracted = _Abstractions(self.idioms, deadline)
-        n_lines = before.count("\n") + 1
+        n_lines = count_lines(before)
         for comment in self.comments:
             link = link_comment(comment, methods_before, n_lines)
             if link.method is None:

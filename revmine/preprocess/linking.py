@@ -6,7 +6,7 @@ end line. Its lines are ``start_line``..``end_line`` when the comment has a rang
 A Gerrit range that ends at character 0 of its last line selects nothing on that line, so that line is
 not counted. Everything else is an unlinked comment with a :class:`~revmine.schema.DropReason`:
 file-level comments, comments on the base revision (``PARENT``/``LEFT``: m_s is the revision submitted),
-lines outside the file, and ranges outside every method, partly outside one, or over several.
+lines outside the file (:func:`count_lines`), and ranges outside every method, partly outside one, or over several.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from ..schema import DropReason
 from .methods import Method
 
-__all__ = ["Link", "comment_lines", "link_comment"]
+__all__ = ["Link", "comment_lines", "count_lines", "link_comment"]
 
 #: Sides that denote the revision submitted; a missing side means it too (Gerrit omits the default).
 _REVISION_SIDES = frozenset(("REVISION", "RIGHT"))
@@ -45,6 +45,13 @@ def comment_lines(comment: Mapping[str, Any]) -> tuple[int, int] | None:
     elif comment.get("end_character") == 0 and end > start:
         end -= 1
     return start, end
+
+
+def count_lines(source: str) -> int:
+    """Lines of a normalised source as Gerrit numbers them: a final newline ends the last line, it starts none."""
+    if not source:
+        return 0
+    return source.count("\n") + (not source.endswith("\n"))
 
 
 def link_comment(comment: Mapping[str, Any], methods: Sequence[Method], n_lines: int) -> Link:

@@ -3,9 +3,13 @@
 Lizard finds the methods, as in the 2021 dataset; a small structural lexer of our own (comments, strings,
 text blocks and brackets aware) makes its answer exact where Lizard is line-based or confused:
 
-* Lizard misreads an annotation with ``name = value`` or multi-line arguments as a function named after
-  the annotation and loses the method that follows. It is therefore given the source with every
-  annotation blanked out (same length, newlines kept, so line numbers do not move).
+* Lizard is given the source rewritten where it misreads Java (same length, newlines kept, so line
+  numbers do not move): annotations blanked (one with ``name = value`` or multi-line arguments reads as
+  a function named after the annotation, and the method that follows is lost); a record header turned
+  into a class header (a nested record reads as one function, a record with a constructor loses all its
+  methods); a compact constructor's declaration blanked to an initializer block (methods after it are
+  lost; we find compact constructors ourselves, with the record's components as parameters); ``$`` in
+  names turned into ``_`` (Lizard cuts ``a$b`` to ``b``, which matches no declaration).
 * Lizard's ``start_line`` is the line of the method's *name*. A method's **text** (what becomes m_s or
   m_r) starts at the first line of its declaration that is not annotation-only: modifiers, type
   parameters and the return type on lines above the name are part of it, so the text is a whole method;
@@ -22,15 +26,19 @@ text blocks and brackets aware) makes its answer exact where Lizard is line-base
 * Text and link range are whole lines: two methods on one line share it (a comment there touches both).
 * Methods nested in another method (anonymous and local classes, ``(anonymous)::run``) are dropped; their
   lines belong to the enclosing method. A "method" that is not a declaration ``name(...) [throws ...] {``
-  on Lizard's line (e.g. a record header) is not kept.
+  on Lizard's line is not kept.
 
 Matching before and after (:func:`match_methods`), deterministic, in file order at every step:
 
 1. same signature (name and parameter list, parameter names included, annotations left out): the k-th
    occurrence before with the k-th after (an overload's twin in a nested class pairs by order);
-2. else same name, in the same *slot*: between the same two neighbours matched in step 1 (a position
-   that survives lines inserted above, unlike raw line numbers); first unmatched in file order;
-3. else same parameter list in the same slot: a rename.
+2. else same name, in the same *slot*: between the same two neighbours among the *anchors* (a position
+   that survives lines inserted above, unlike raw line numbers); first unmatched in file order. The
+   anchors are the step-1 pairs that kept their relative order: the longest subsequence of them in the
+   same order on both sides, the earliest in file order among equally long ones (a method moved past
+   others is the one left out; it stays matched by step 1);
+3. else same name, if it is the only unmatched method of that name on both sides, wherever it moved;
+4. else same parameter list in the same slot: a rename.
 
 What is left before was deleted in the revision; what is left after was added.
 """
@@ -40,8 +48,9 @@ from __future__ import annotations
 import bisect
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import lizard
 
@@ -133,6 +142,8 @@ class _Tokens:
                 _check(deadline, "reading the file")
         self.partner = self._brackets(max_depth)
         self.annotation = self._annotations()
+        self.records = self._records()
+        self.compact = self._compact_constructors()
 
     def line(self, i: int) -> int:
         """1-based line of token ``i``."""
@@ -172,22 +183,67 @@ class _Tokens:
             flags[i:j + 1] = [True] * (j + 1 - i)
         return flags
 
-    def without_annotations(self, source: str) -> str:
-        """``source`` with annotations blanked (newlines kept), which is what Lizard reads correctly."""
+    def for_lizard(self, source: str) -> str:
+        """``source`` rewritten so that Lizard reads it correctly, same length and newlines kept (lines hold).
+
+        Annotations are blanked (Lizard takes ``@A(x = 1)`` for a function). A record header becomes a
+        class header (``record P(int x)`` -> ``class  P        ``): Lizard takes a nested record for one
+        function and loses every method of a record that has a constructor. A compact constructor's
+        declaration before ``{`` is blanked, leaving an initializer block: Lizard loses every method after
+        ``P {`` (we find compact constructors ourselves). ``$`` in names becomes ``_``: Lizard cuts a name
+        at ``$`` (``a$b`` -> ``b``), so it would not match the declaration.
+        """
+        edits: dict[int, str] = {}
+        for i, tok in enumerate(self.text):
+            if "$" in tok and _is_word(tok):
+                edits[i] = tok.replace("$", "_")
+        for keyword, open_ in self.records.items():
+            edits[keyword] = "class "
+            edits.update((k, "") for k in range(open_, self.partner[open_] + 1))
+        for name in self.compact:
+            edits.update((k, "") for k in range(self.head(name), name + 1))
+        edits.update((i, "") for i, flagged in enumerate(self.annotation) if flagged)
         parts: list[str] = []
         pos = 0
-        for i, flagged in enumerate(self.annotation):
-            if flagged:
-                start = self.start[i]
-                end = start + len(self.text[i])
-                parts.append(source[pos:start])
-                parts.append(re.sub(r"[^\n]", " ", source[start:end]))
-                pos = end
+        for i in sorted(edits):
+            start = self.start[i]
+            end = start + len(self.text[i])
+            parts.append(source[pos:start])
+            parts.append(edits[i] or re.sub(r"[^\n]", " ", source[start:end]))
+            pos = end
         parts.append(source[pos:])
         return "".join(parts)
 
+    def _records(self) -> dict[int, int]:
+        """Record declarations: index of the ``record`` keyword -> index of the ``(`` of its header."""
+        found: dict[int, int] = {}
+        text, n = self.text, len(self.text)
+        for i in range(n - 2):
+            if text[i] != "record" or not _is_word(text[i + 1]):
+                continue
+            j, depth = i + 2, 0
+            while j < n and (depth or text[j] == "<"):  # type parameters ('>>' is two tokens)
+                depth += {"<": 1, ">": -1}.get(text[j], 0)
+                j += 1
+            if j < n and text[j] == "(" and self.body_open(j - 1) is not None:
+                found[i] = j
+        return found
+
+    def _compact_constructors(self) -> dict[int, int]:
+        """Compact canonical constructors (``Name {`` in a record's body): name token -> the header's ``(``."""
+        found: dict[int, int] = {}
+        for keyword, open_ in self.records.items():
+            name, body = self.text[keyword + 1], self.body_open(open_ - 1)
+            k = body + 1
+            while k < self.partner[body]:
+                if (self.text[k] == name and self.text[k + 1] == "{"
+                        and (self.text[k - 1] in ";{}" or _is_word(self.text[k - 1]) or self.annotation[k - 1])):
+                    found[k] = open_
+                k = self.partner.get(k, k) + 1  # member level only: skip bracketed code
+        return found
+
     def declarations(self) -> dict[tuple[int, str], list[int]]:
-        """Token indices of ``name(...) [throws ...] {``, by (line, name), in file order."""
+        """Token indices of ``name(...) [throws ...] {``, by (line, name as Lizard reads it), in file order."""
         found: dict[tuple[int, str], list[int]] = {}
         text, n = self.text, len(self.text)
         for i in range(n - 1):
@@ -196,13 +252,18 @@ class _Tokens:
             if i > 0 and text[i - 1] in _NOT_A_METHOD_BEFORE:
                 continue
             if self.body_open(i) is not None:
-                found.setdefault((self.line(i), text[i]), []).append(i)
+                found.setdefault((self.line(i), text[i].replace("$", "_")), []).append(i)
         return found
 
     def body_open(self, name: int) -> int | None:
-        """Index of the ``{`` opening the body of the method named at ``name``, if it has one."""
+        """Index of the ``{`` opening the body of the method named at ``name``, if it has one.
+
+        Also the body of a record declared at ``name``; ``name() []`` is an old-style array return type.
+        """
         k = self.partner[name + 1] + 1
-        if k < len(self.text) and self.text[k] == "throws":
+        while k < len(self.text) and self.text[k] == "[":
+            k = self.partner[k] + 1
+        if k < len(self.text) and self.text[k] in ("throws", "implements"):
             while k < len(self.text) and self.text[k] not in ("{", ";", "}"):
                 k += 1
         return k if k < len(self.text) and self.text[k] == "{" else None
@@ -214,8 +275,9 @@ class _Tokens:
             j -= 1
         return j + 1
 
-    def params(self, name: int) -> str:
-        open_, close = name + 1, self.partner[name + 1]
+    def params(self, open_: int) -> str:
+        """The parameter list in the brackets opening at ``open_``, normalised, annotations left out."""
+        close = self.partner[open_]
         return _join(t for t, a in zip(self.text[open_ + 1:close], self.annotation[open_ + 1:close]) if not a)
 
 
@@ -266,19 +328,21 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
     toks = _Tokens(source, max_depth, deadline)
     declared = toks.declarations()
     taken: dict[tuple[int, str], int] = {}
-    found: list[tuple[int, int, int]] = []  # (head token, name token, closing brace token)
-    for func in _lizard_functions(toks.without_annotations(source), deadline):
+    found: list[tuple[int, int, int, int]] = []  # (head token, name token, closing brace token, params' "(")
+    for func in _lizard_functions(toks.for_lizard(source), deadline):
         key = (func.start_line, func.name.rsplit("::", 1)[-1])
         k = taken.get(key, 0)
         taken[key] = k + 1
         candidates = declared.get(key, [])
         if k < len(candidates):
             name = candidates[k]
-            found.append((toks.head(name), name, toks.partner[toks.body_open(name)]))
+            found.append((toks.head(name), name, toks.partner[toks.body_open(name)], name + 1))
+    for name, header in toks.compact.items():  # Lizard does not see them
+        found.append((toks.head(name), name, toks.partner[name + 1], header))
     lines = source.split("\n")
     methods: list[Method] = []
     outer_end = -1
-    for head, name, close in sorted(found):
+    for head, name, close, params in sorted(found):
         if head < outer_end:  # inside the method kept last: anonymous or local class
             continue
         outer_end = close
@@ -286,7 +350,7 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
         start, end = toks.line(first_code), toks.line(close)
         methods.append(Method(
             name=toks.text[name],
-            params=toks.params(name),
+            params=toks.params(params),
             start_line=start,
             end_line=end,
             link_start=toks.line(head),
@@ -310,17 +374,18 @@ def match_methods(before: Sequence[Method], after: Sequence[Method]) -> Matching
         if k < len(same):
             pairs[i] = (same[k], "signature")
             used.add(same[k])
-    anchors = sorted(pairs)  # before indices matched by signature, with their after indices
+    matched = sorted(pairs)
+    anchors = [matched[p] for p in _earliest_longest_increasing([pairs[i][0] for i in matched])]
     anchor_after = [pairs[i][0] for i in anchors]
 
     def slot(i: int) -> range:
-        """After indices strictly between the after-partners of ``i``'s matched neighbours."""
+        """After indices strictly between the after-partners of ``i``'s anchored neighbours."""
         pos = bisect.bisect_left(anchors, i)
         lo = anchor_after[pos - 1] if pos > 0 else -1
         hi = anchor_after[pos] if pos < len(anchors) else len(after)
         return range(lo + 1, hi)
 
-    for rule, key in (("name", lambda m: m.name), ("rename", lambda m: m.params)):
+    def pair_in_slot(rule: str, key: Callable[[Method], str]) -> None:
         for i, m in enumerate(before):
             if i in pairs:
                 continue
@@ -328,8 +393,39 @@ def match_methods(before: Sequence[Method], after: Sequence[Method]) -> Matching
             if j is not None:
                 pairs[i] = (j, rule)
                 used.add(j)
+
+    pair_in_slot("name", lambda m: m.name)
+    left_after = Counter(m.name for j, m in enumerate(after) if j not in used)
+    left_before = Counter(m.name for i, m in enumerate(before) if i not in pairs)
+    for i, m in enumerate(before):
+        if i not in pairs and left_before[m.name] == left_after[m.name] == 1:
+            j = next(j for j, a in enumerate(after) if j not in used and a.name == m.name)
+            pairs[i] = (j, "name")
+            used.add(j)
+    pair_in_slot("rename", lambda m: m.params)
     return Matching(
         matches=[Match(before[i], after[j], rule) for i, (j, rule) in sorted(pairs.items())],
         deleted=[m for i, m in enumerate(before) if i not in pairs],
         added=[m for j, m in enumerate(after) if j not in used],
     )
+
+
+def _earliest_longest_increasing(values: Sequence[int]) -> list[int]:
+    """Positions of the longest strictly increasing subsequence of ``values`` that is first in position order.
+
+    The anchors of :func:`match_methods`: methods that kept their relative order. Among equally long
+    ones the earliest positions win, so a method moved up or down is the one left out, deterministically.
+    """
+    longest_from = [0] * len(values)  # length of the longest increasing subsequence starting at each position
+    tails: list[int] = []  # patience sorting from the right, on negated values
+    for p in range(len(values) - 1, -1, -1):
+        k = bisect.bisect_left(tails, -values[p])
+        tails[k:k + 1] = [-values[p]]
+        longest_from[p] = k + 1
+    chosen: list[int] = []
+    need, last = len(tails), -1
+    for p, v in enumerate(values):
+        if need and longest_from[p] == need and v > last:
+            chosen.append(p)
+            need, last = need - 1, v
+    return chosen
