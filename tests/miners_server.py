@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import email.utils
 import hashlib
 import json
 import re
@@ -24,9 +25,22 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import pytest
+
 GITHUB_API = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github_api"
 T0 = datetime(2023, 3, 1, 12, 0, tzinfo=timezone.utc)
 OWNER_ID, REVIEWER_ID = 1000, 2000
+#: Where the miners read credentials from the environment: cleared by :func:`hermetic_env`.
+CREDENTIAL_VARS = ("GITHUB_TOKEN", "GITHUB_TOKENS", "GERRIT_USER", "GERRIT_PASSWORD", "REVMINE_CREDENTIALS")
+#: GitHub's ``/pulls/{n}/commits`` lists at most this many commits.
+COMMITS_CAP = 250
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests must not depend on the developer's tokens (import this fixture into a test module)."""
+    for name in CREDENTIAL_VARS:
+        monkeypatch.delenv(name, raising=False)
 
 
 def recorded(name: str) -> list[dict]:
@@ -100,9 +114,11 @@ def ghost_sha(label: str) -> str:
 @dataclass
 class Fault:
     match: str  # substring of the request path (with query)
-    kind: str  # 429 | 429-reset | 403-ratelimit | 500 | timeout | truncated | html | noprefix | wrongtype | reset
+    # 429 | 429-reset | 429-date | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
+    # | noprefix | wrongtype | reset
+    kind: str
     times: int = 1
-    value: float = 1.0  # Retry-After seconds, or delay for timeout
+    value: float = 1.0  # Retry-After seconds (429, 429-date), reset delay (429-reset, 403-ratelimit), timeout
 
 
 @dataclass
@@ -130,12 +146,16 @@ class Forge:
         return self.root / "github.git"
 
 
-def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4) -> Forge:
-    """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``)."""
+def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int = 0) -> Forge:
+    """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``).
+
+    ``long_pull`` > 0 adds pull request ``n_pulls + 1`` with that many commits, each changing
+    ``src/Long.java`` but the last; a reviewer commented on the third to last one (so the next commit
+    that changed the file is not the head)."""
     forge = Forge(root)
     root.mkdir(parents=True, exist_ok=True)
     _build_gerrit(forge, n_changes)
-    _build_github(forge, n_pulls)
+    _build_github(forge, n_pulls, long_pull)
     return forge
 
 
@@ -201,7 +221,7 @@ def _build_gerrit(forge: Forge, n: int) -> None:
     forge.expected["gerrit_rows"] = rows
 
 
-def _build_github(forge: Forge, n: int) -> None:
+def _build_github(forge: Forge, n: int, long_pull: int = 0) -> None:
     pull_t = recorded("Repository.testGetPulls.txt")[0]["body"][0]
     comment_t = recorded("PullRequest.testGetReviewComments.txt")[0]["body"][0]
     commit_t = recorded("PullRequest.testGetCommits.txt")[0]["body"][0]
@@ -215,21 +235,27 @@ def _build_github(forge: Forge, n: int) -> None:
         c2 = rb.commit(f"refs/pull/{k}/head", {f"src/A{k}.java": java(f"A{k}", 3)}, c1)
         c3 = rb.commit(f"refs/pull/{k}/head", {"docs.md": f"pr {k}\n"}, c2)
         plan[k] = (c1, c2, c3)
+    if long_pull:
+        chain = [root]
+        for i in range(1, long_pull + 1):
+            change = {"src/Long.java": java("Long", i)} if i < long_pull else {"docs.md": "long\n"}
+            chain.append(rb.commit(f"refs/pull/{n + 1}/head", change, chain[-1]))
+        plan[n + 1] = tuple(chain[1:])
     shas = rb.finish()
     rows = 0
     for k, marks in plan.items():
-        c1, c2, c3 = (shas[m] for m in marks)
         updated = T0 + timedelta(hours=k)
         pull = copy.deepcopy(pull_t)
         pull.update({"number": k, "id": 9000 + k, "node_id": f"PR_node{k}", "state": "open", "title": f"PR {k}",
                      "created_at": _iso(T0), "updated_at": _iso(updated),
                      "user": {**pull_t["user"], "login": "owner"}})
-        pull["head"] = {**pull_t["head"], "sha": c3, "ref": f"pr{k}"}
+        pull["head"] = {**pull_t["head"], "sha": shas[marks[-1]], "ref": f"pr{k}"}
+        pull["base"] = {**pull_t["base"], "sha": shas[root], "ref": "main"}
         forge.github_pulls[k] = pull
         commits = []
-        for sha in (c1, c2, c3):
+        for mark in marks:
             c = copy.deepcopy(commit_t)
-            c["sha"] = sha
+            c["sha"] = shas[mark]
             commits.append(c)
         forge.github_commits[k] = commits
 
@@ -246,6 +272,11 @@ def _build_github(forge: Forge, n: int) -> None:
                 c["in_reply_to_id"] = reply
             return c
 
+        if k > n:  # the long pull request: one round, on its third to last commit
+            forge.github_comments[k] = [comment(k * 100 + 1, shas[marks[-3]], "src/Long.java", "reviewer", 2)]
+            rows += 1
+            continue
+        c1, c2, c3 = (shas[m] for m in marks)
         items = [comment(k * 100 + 1, c1, f"src/A{k}.java", "reviewer", 4),
                  comment(k * 100 + 2, c1, f"src/A{k}.java", "owner", 4, reply=k * 100 + 1),
                  comment(k * 100 + 3, c1, f"src/B{k}.java", "reviewer", 5),
@@ -298,13 +329,21 @@ class _Handler(BaseHTTPRequestHandler):
         kind = fault.kind if fault else None
         if kind == "timeout":
             time.sleep(fault.value)
-        if kind in ("429", "429-reset", "403-ratelimit", "500"):
+        if kind in ("429", "429-reset", "429-date", "403-ratelimit", "500"):
             status = 500 if kind == "500" else (403 if kind == "403-ratelimit" else 429)
             headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time() + fault.value))} \
                 if kind != "500" else {}
             if kind == "429":
                 headers = {"Retry-After": str(int(fault.value))}
+            if kind == "429-date":
+                headers = {"Retry-After": email.utils.formatdate(time.time() + fault.value, usegmt=True)}
             body, ctype = b'{"message": "slow down"}', "application/json"
+        elif kind == "403-secondary":  # GitHub's secondary rate limit: no rate-limit header at all
+            status, headers, ctype = 403, {}, "application/json"
+            body = b'{"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}'
+        elif kind == "401-echo":  # an error body quoting the credentials it was sent
+            status, headers, ctype = 401, {}, "application/json"
+            body = json.dumps({"message": f"Bad credentials: {self.headers.get('Authorization')}"}).encode()
         elif kind == "html":
             body, ctype = b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"
         elif kind == "truncated":
@@ -381,6 +420,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif m := re.fullmatch(r"/repos/octo/demo/pulls/(\d+)/commits", path):
             forge.hits["github_commits"] += 1
             items = forge.github_commits.get(int(m.group(1)))
+            items = items and items[:COMMITS_CAP]
         elif m := re.fullmatch(r"/repos/octo/demo/contents/(.+)", path):
             forge.hits["github_contents"] += 1
             text = forge.contents.get((query.get("ref", [""])[0], m.group(1)))

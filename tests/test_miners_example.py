@@ -6,15 +6,19 @@ import json
 import re
 import socket
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import requests
 
-from revmine.miners import JobOptions, run_job
-from revmine.miners.replay import serve_recordings
-from revmine.store import read_table
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from miners_server import hermetic_env  # noqa: E402,F401
+
+from revmine.miners import JobOptions, run_job  # noqa: E402
+from revmine.miners.replay import serve_recordings  # noqa: E402
+from revmine.store import read_table  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mining"
 
@@ -68,6 +72,15 @@ def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, loo
     wire = [{k: v for k, v in p["http_this_run"].items() if k != "cache_hits"} for p in again["projects"]]
     assert wire == [{}, {"requests": 1, "not_modified": 1}]
     assert read_table(tmp_path / "out" / "rounds.parquet").num_rows == len(rows)
+
+
+def test_example_replays_with_credentials_in_the_environment(tmp_path, monkeypatch, loopback_only):
+    """A recorded forge needs no credentials: the user's (which would send Gerrit to /a/) are not used."""
+    monkeypatch.setenv("GERRIT_USER", "u")
+    monkeypatch.setenv("GERRIT_PASSWORD", "p-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
+    manifest, rows = mine(tmp_path / "out")
+    assert len(rows) == 12 and manifest["totals"]["dropped"] == 0
 
 
 def test_example_is_deterministic(tmp_path):

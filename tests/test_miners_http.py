@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import base64
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import Fault, ForgeServer, build_forge  # noqa: E402
+from miners_server import Fault, ForgeServer, build_forge, hermetic_env  # noqa: E402,F401
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners.http import (Client, Credentials, MalformedResponse, NotCached, RateLimited,  # noqa: E402
-                                 credentials_from_env, redact_url)
+                                 RemoteError, credentials_from_env, redact_url)
 
 TOKEN_A, TOKEN_B = "ghp_SECRETaaaaaaaaaaaaaaaaaaaaaaaaaa", "ghp_SECRETbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
@@ -91,17 +91,41 @@ def test_etag_conditional_request_gives_304(server, tmp_path):
     assert "If-None-Match" in server.forge.log[-1][1]
 
 
-@pytest.mark.parametrize("kind,expected_sleep", [("429", 7.0), ("429-reset", None), ("500", 1.0)])
-def test_rate_limit_and_5xx_sleep_then_succeed(server, tmp_path, kind, expected_sleep):
+@pytest.mark.parametrize("kind,value,low,high", [
+    ("429", 7, 7.0, 7.0),  # Retry-After in seconds
+    ("429", 0, 1.0, 1.0),  # Retry-After: 0 must not make us hammer
+    ("429-date", 120, 118.0, 121.0),  # Retry-After as an HTTP date (second precision, server's clock)
+    ("429-reset", 7, 7.0, 8.5),  # no Retry-After: until X-RateLimit-Reset, plus a second
+    ("403-secondary", 7, 60.0, 60.0),  # secondary limit: no header, only the body says so
+    ("500", 7, 1.0, 1.0),  # backoff
+])
+def test_rate_limit_and_5xx_sleep_then_succeed(server, tmp_path, kind, value, low, high):
     fake = FakeTime()
     c = client(tmp_path, fake=fake)
-    server.forge.faults.append(Fault("pulls/2/commits", kind, value=7))
+    server.forge.faults.append(Fault("pulls/2/commits", kind, value=value))
     body, _ = c.get(f"{server.github_api}/repos/octo/demo/pulls/2/commits", expect=list)
-    assert len(body) == 3 and len(fake.slept) == 1
-    if expected_sleep is not None:
-        assert fake.slept[0] == expected_sleep
-    else:  # no Retry-After: sleep until X-RateLimit-Reset (relative to the injected clock)
-        assert fake.slept[0] > 0
+    assert len(body) == 3 and len(fake.slept) == 1 and low <= fake.slept[0] <= high, fake.slept
+
+
+def test_rate_limit_retries_are_bounded(server, tmp_path):
+    fake = FakeTime()
+    c = client(tmp_path, fake=fake, max_rate_limit_retries=3)
+    server.forge.faults.append(Fault("pulls/2/commits", "429", times=100, value=0))
+    with pytest.raises(RateLimited, match=r"pulls/2/commits.*still rate limited after 4 .*slow down"):
+        c.get(f"{server.github_api}/repos/octo/demo/pulls/2/commits")
+    assert fake.slept == [1.0, 1.0, 1.0] and server.forge.faults[0].times == 96
+
+
+def test_client_errors_quote_the_message_without_secrets(server, tmp_path):
+    fake = FakeTime()
+    c = client(tmp_path, fake=fake)
+    server.forge.faults.append(Fault("pulls/2/commits", "401-echo"))
+    with pytest.raises(RemoteError, match=r"pulls/2/commits.*: HTTP 401 Unauthorized: Bad credentials") as err:
+        c.get(f"{server.github_api}/repos/octo/demo/pulls/2/commits")
+    assert not isinstance(err.value, RateLimited) and fake.slept == []
+    assert TOKEN_A not in str(err.value) and "Bearer REDACTED" in str(err.value)
+    with pytest.raises(RemoteError, match=r"pulls/99/commits.*HTTP 404 Not Found: Not Found"):
+        c.get(f"{server.github_api}/repos/octo/demo/pulls/99/commits")
 
 
 def test_rate_limit_fails_clearly_when_asked(server, tmp_path):

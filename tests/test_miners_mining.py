@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import T0, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
+from miners_server import T0, ForgeServer, _gerrit_time, _iso, build_forge, hermetic_env  # noqa: E402,F401
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa: E402
 from revmine.miners import jobs  # noqa: E402
 from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
-from revmine.miners.http import Client  # noqa: E402
+from revmine.miners.http import Client, Credentials, MalformedResponse, check_url, host_of  # noqa: E402
 from revmine.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +85,9 @@ def test_github_rounds_with_outdated_and_force_pushed(server, tmp_path):
     ghost = pr1[(4, "src/A1.java")]  # force-pushed commit, read through the contents API
     assert ghost["comments"][0]["outdated"] and ghost["comments"][0]["line"] == 3
     assert "x1 = 9" in ghost["content_before"]
+    # the head is in git although the commented commit is not: its content must not shift to the ghost's
+    assert (ghost["revision_after"], ghost["file_status"]) == (commits[2], "modified")
+    assert "x1 = 3" in ghost["content_after"]
     p = m["projects"][0]
     assert p["content_fallbacks"] == 1
     assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + p["content_fallbacks"]
@@ -119,16 +123,43 @@ def test_gerrit_keyset_paging_with_moving_order(server, tmp_path):
     assert sorted(numbers) == list(range(1, 13)) and len(seen_pages) > 3
 
 
-def test_github_pages_changing_between_requests(server):
+@pytest.mark.parametrize("bumps", [[1], [1, 2]])
+def test_github_pages_changing_between_requests(server, bumps):
+    """A pull request not listed yet is updated while we page (it jumps above the pages read), and
+    with ``[1, 2]`` another one is updated while the listing is read again: none lost, none repeated."""
     forge = server.forge
+    pages = Counter()
 
-    def bump(path: str) -> None:  # while paging, PR 1 (last page) is updated and jumps to the top
-        if "/pulls?" in path and "page=2" in path:
-            forge.github_pulls[1]["updated_at"] = _iso(T0 + timedelta(days=2))
+    def bump(path: str) -> None:  # page 2 of each pass: pull request bumps[pass] jumps to the top
+        if "/pulls?" in path and "&page=2" in path:
+            pages["page2"] += 1
+            if pages["page2"] <= len(bumps):
+                forge.github_pulls[bumps[pages["page2"] - 1]]["updated_at"] = _iso(T0 + timedelta(days=pages["page2"]))
     forge.hooks.append(bump)
     miner = GitHubMiner(Client("github", cache_mode="off"), "octo/demo", None, None, server.github_api, page_size=2)
     numbers = [p["number"] for p in miner.list_changes()]
+    assert pages["page2"] >= len(bumps)
     assert sorted(numbers) == [1, 2, 3, 4]
+
+
+def test_github_listing_one_page_is_read_once(server):
+    """A listing of one page is a consistent snapshot: it is not read again."""
+    miner = GitHubMiner(Client("github", cache_mode="off"), "octo/demo", None, None, server.github_api)
+    assert sorted(p["number"] for p in miner.list_changes()) == [1, 2, 3, 4]
+    assert server.forge.hits["github_pulls"] == 1
+
+
+def test_github_pull_request_with_more_commits_than_the_api_lists(tmp_path):
+    """/pulls/{n}/commits stops at 250 commits: the rest come from git (round number, next commit)."""
+    forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=1, long_pull=254)
+    with ForgeServer(forge) as srv:
+        m = mine_github("octo/demo", tmp_path / "out", api_url=srv.github_api, clone_url=str(forge.github_repo),
+                        options=opts())
+    long = [r for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist() if r["change"] == "2"]
+    commits = [c["sha"] for c in forge.github_commits[2]]
+    assert [(r["round"], r["revision_before"], r["revision_after"], r["file_status"]) for r in long] == [
+        (252, commits[251], commits[252], "modified")]
+    assert m["totals"]["dropped"] == 0
 
 
 def test_job_toml_errors(tmp_path):
@@ -143,6 +174,103 @@ def test_job_toml_errors(tmp_path):
     job.write_text('[[projects]]\nsource = "github"\nrepo = "o/n"\nsince = "last tuesday"\n')
     with pytest.raises(InputError, match=r"since"):
         run_job(job, tmp_path / "out")
+
+
+MARK = "PW-MARKER-7f3a9c"
+
+
+@pytest.mark.parametrize("field,url", [
+    ("url", f"http://bob:{MARK}@127.0.0.1:9/gerrit"),
+    ("url", f"http://{MARK}@127.0.0.1:9/gerrit"),
+    ("clone_url", f"http://x-access-token:{MARK}@127.0.0.1:9/octo/demo.git"),
+    ("api_url", f"http://127.0.0.1:9/api/v3?access_token={MARK}"),
+])
+def test_urls_carrying_credentials_are_refused(tmp_path, field, url):
+    """A secret in a URL would reach rows, checkpoint, manifest and cache: refused before anything runs."""
+    out, gerrit = tmp_path / "out", "http://127.0.0.1:9/gerrit"
+    mine = {"url": lambda: mine_gerrit(url, "demo/app", out, options=opts()),
+            "clone_url": lambda: mine_gerrit(gerrit, "demo/app", out, clone_url=url, options=opts()),
+            "api_url": lambda: mine_github("octo/demo", out, api_url=url, options=opts())}[field]
+    with pytest.raises(InputError, match=rf"\[{field}\]") as err:
+        mine()
+    assert MARK not in str(err.value) and not out.exists()
+    job = tmp_path / "job.toml"
+    project = {"url": 'source = "gerrit"\nproject = "demo/app"',
+               "clone_url": f'source = "gerrit"\nproject = "demo/app"\nurl = "{gerrit}"',
+               "api_url": 'source = "github"\nrepo = "o/n"'}[field]
+    job.write_text(f'[[projects]]\n{project}\n{field} = "{url}"\n')
+    with pytest.raises(InputError, match=rf"projects\[0\]\.{field}\]") as err:
+        run_job(job, out)
+    assert MARK not in str(err.value) and not out.exists()
+
+
+def test_accounts_in_ssh_urls_are_allowed_and_hosts_never_hold_user_info():
+    check_url("ssh://git@github.com/octo/demo.git", "clone_url")
+    check_url("git@github.com:octo/demo.git", "clone_url")
+    with pytest.raises(InputError, match="clone_url"):
+        check_url(f"ssh://git:{MARK}@github.com/octo/demo.git", "clone_url")
+    assert host_of(f"https://u:{MARK}@Review.Example.org:8443/r") == "review.example.org:8443"
+    miner = GerritMiner(Client("gerrit", cache_mode="off"), f"http://u:{MARK}@h.org/r", "p", T0, UNTIL)
+    assert miner.host == "h.org"
+
+
+@pytest.mark.parametrize("online,offline", [("creds", None), (None, "creds")])
+def test_gerrit_cache_replays_with_or_without_credentials(server, tmp_path, online, offline):
+    """Gerrit's authenticated /a/ paths are wire-only: a cache written with credentials replays without
+    them, and the other way round."""
+    creds = {"gerrit": Credentials(user="bob", password=MARK)}
+    cache = tmp_path / "cache.sqlite"
+    forge = server.forge
+    mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "a", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                options=opts(cache=cache, credentials=creds if online else {}))
+    assert all(p.startswith("/gerrit/a/") == bool(online) for p, _ in forge.log)
+    n = len(forge.log)
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "b", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts(cache=cache, cache_mode="offline", credentials=creds if offline else {}))
+    assert len(forge.log) == n and m["projects"][0]["http"].get("requests", 0) == 0
+    assert keys(tmp_path / "a") == keys(tmp_path / "b")
+    assert MARK.encode() not in b"".join(f.read_bytes() for f in tmp_path.glob("cache.sqlite*"))
+
+
+def _set(obj: dict, dotted: str, value: object) -> None:
+    *path, last = dotted.split(".")
+    for key in path:
+        obj = obj[key]
+    obj[last] = value
+
+
+@pytest.mark.parametrize("source,target,dotted,value,url_part,message", [
+    ("github", "pull", "updated_at", "garbage", "/pulls?", "updated_at is not a date"),
+    ("github", "pull", "head", "deadbeef", "/pulls?", "head is 'deadbeef', expected dict"),
+    ("github", "comment", "original_line", "12", "/pulls/1/comments?per_page", "original_line is '12'"),
+    ("github", "comment", "id", "not-an-int", "/pulls/1/comments?per_page", "id is 'not-an-int'"),
+    ("gerrit", "change", "owner", "bob", "/changes/?", "owner is 'bob', expected dict"),
+    ("gerrit", "change", "revisions", [], "/changes/?", "revisions is [], expected dict"),
+    ("gerrit", "comment", "author", "bob", "/changes/demo%2Fapp~1/comments", "author is 'bob'"),
+    ("gerrit", "comment", "range.start_line", "5", "/changes/demo%2Fapp~1/comments", "start_line is '5'"),
+])
+def test_wrong_field_types_name_the_url_and_are_not_cached(server, tmp_path, source, target, dotted, value,
+                                                           url_part, message):
+    forge = server.forge
+    obj = {("github", "pull"): forge.github_pulls[1], ("github", "comment"): forge.github_comments[1][0],
+           ("gerrit", "change"): forge.gerrit_changes[1],
+           ("gerrit", "comment"): forge.gerrit_comments[1]["src/Foo1.java"][0]}[source, target]
+    good = copy.deepcopy(obj)
+    _set(obj, dotted, value)
+
+    def mine(out: Path) -> dict:
+        if source == "github":
+            return mine_github("octo/demo", out, api_url=server.github_api, clone_url=str(forge.github_repo),
+                               options=opts(cache=tmp_path / "cache.sqlite"))
+        return mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
+                           options=opts(cache=tmp_path / "cache.sqlite"))
+    with pytest.raises(MalformedResponse) as err:
+        mine(tmp_path / "bad")
+    assert message in str(err.value) and url_part in str(err.value)
+    obj.clear()
+    obj.update(good)  # the forge answers correctly now: the bad answer must not be replayed from the cache
+    expected = forge.expected[f"{source}_rows"]
+    assert mine(tmp_path / "good")["totals"]["rows"] == expected
 
 
 def _write_job(tmp_path: Path, server) -> Path:

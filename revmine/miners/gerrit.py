@@ -9,17 +9,23 @@ when more than a page of changes share one instant do we page by offset inside t
 Rounds: patch set N of a change is a round when it has a successor N+1 and a reviewer other than the
 owner commented on one of its Java files. The row holds those files at N and N+1 and every comment
 on them at N (the owner's replies too, flagged ``is_owner``). Requests: one comment listing per change
-with at least two patch sets, plus the listing pages shared by up to ``page_size`` changes.
+with at least two patch sets, plus the listing pages shared by up to ``page_size`` changes. The
+window is on a change's *last* update: a change updated after ``until`` is outside the run.
+
+With credentials, requests go to Gerrit's authenticated ``/a/`` paths on the wire only
+(:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same.
+Answers of the wrong shape raise :class:`~revmine.miners.http.MalformedResponse` naming the URL and
+the field, and are evicted from the cache.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
-from .http import Client, MalformedResponse, RemoteError
-from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows
+from .http import Client, RemoteError, host_of
+from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows, typed, typed_time
 
 QUERY_OPTIONS = ("ALL_REVISIONS", "ALL_FILES", "DETAILED_ACCOUNTS")
 REFSPECS = ["+refs/changes/*:refs/changes/*", "+refs/heads/*:refs/heads/*"]
@@ -39,10 +45,6 @@ def _account(info: Any) -> str | None:
     return None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 class GerritMiner:
     """Lists a project's changes and turns each into review-round rows."""
 
@@ -52,9 +54,9 @@ class GerritMiner:
     def __init__(self, client: Client, url: str, project: str, since: datetime, until: datetime,
                  page_size: int = 100):
         self.client = client
-        self.base = url.rstrip("/") + ("/a" if client.credentials else "")
         self.url = url.rstrip("/")
-        self.host = urlsplit(url).netloc
+        client.authenticate_under(f"{self.url}/", f"{self.url}/a/")
+        self.host = host_of(url)
         self.project = project
         self.since, self.until = since, until
         self.page_size = page_size
@@ -77,12 +79,24 @@ class GerritMiner:
         params += [("o", o) for o in QUERY_OPTIONS]
         if offset:
             params.append(("S", offset))
-        page, response = self.client.get(f"{self.base}/changes/", params, expect=list)
-        for change in page:
-            if not isinstance(change, dict) or _int(change.get("_number")) is None or "updated" not in change:
-                self.client.evict(response)
-                raise MalformedResponse(response.url, "a ChangeInfo lacks _number or updated")
+        page, response = self.client.get(f"{self.url}/changes/", params, expect=list)
+        with self.client.validating(response):
+            for change in page:
+                self._check_change(change)
         return page
+
+    @staticmethod
+    def _check_change(change: Any) -> None:
+        """Check the fields of a ChangeInfo that mining uses (:class:`BadField` otherwise)."""
+        what = f"change {typed(change, '_number', int, 'a ChangeInfo', required=True)}"
+        typed_time(change, "updated", what, required=True)
+        typed(change, "change_id", str, what)
+        owner = typed(change, "owner", dict, what)
+        if owner is not None:
+            typed(owner, "_account_id", int, f"{what}.owner")
+        for sha, rev in (typed(change, "revisions", dict, what) or {}).items():
+            typed(rev, "_number", int, f"{what} revision {sha}", required=True)
+            typed_time(rev, "created", f"{what} revision {sha}")
 
     def list_changes(self) -> Iterator[dict]:
         """Every change updated in [since, until], once each, newest first."""
@@ -121,7 +135,7 @@ class GerritMiner:
     def fallback(self, change: dict) -> Fallback:
         """REST content endpoint for a revision git cannot reach (a 404 drops the round)."""
         def read(sha: str, path: str) -> str | None:
-            url = (f"{self.base}/changes/{self._change_id(change)}/revisions/{sha}/files/"
+            url = (f"{self.url}/changes/{self._change_id(change)}/revisions/{sha}/files/"
                    f"{quote(path, safe='')}/content")
             try:
                 return self.client.get(url, expect=str)[0]
@@ -133,30 +147,24 @@ class GerritMiner:
 
     def rounds(self, change: dict, content: ContentReader, drops: list[dict]) -> list[dict]:
         """Rows of every round of ``change`` (see the module docstring for what a round is)."""
-        revisions = change.get("revisions") or {}
-        by_number = {rev["_number"]: (sha, rev) for sha, rev in revisions.items()
-                     if isinstance(rev, dict) and _int(rev.get("_number")) is not None}
+        by_number = {rev["_number"]: (sha, rev) for sha, rev in (change.get("revisions") or {}).items()}
         if not any(n + 1 in by_number for n in by_number):
             return []  # a single patch set cannot be a round: no need to ask for its comments
-        url = f"{self.base}/changes/{self._change_id(change)}/comments"
+        url = f"{self.url}/changes/{self._change_id(change)}/comments"
         comments, response = self.client.get(url, expect=dict, fresh_after=self.updated(change))
         owner = change.get("owner") or {}
         grouped: dict[int, dict[str, list[dict]]] = {}
         reviewed: set[int] = set()
-        for path, items in comments.items():
-            if not isinstance(items, list):
-                self.client.evict(response)
-                raise MalformedResponse(response.url, f"comments of {path!r} are not a list")
-            if not is_java(path):
-                continue
-            for item in items:
-                if not isinstance(item, dict) or _int(item.get("patch_set")) is None:
-                    self.client.evict(response)
-                    raise MalformedResponse(response.url, f"a CommentInfo of {path!r} lacks patch_set")
-                comment = self._comment(item, path, owner)
-                grouped.setdefault(item["patch_set"], {}).setdefault(path, []).append(comment)
-                if not comment["is_owner"]:
-                    reviewed.add(item["patch_set"])
+        with self.client.validating(response):
+            for path in comments:
+                items = typed(comments, path, list, "the comments", required=True)
+                if not is_java(path):
+                    continue
+                for item in items:
+                    comment, patch_set = self._comment(item, path, owner)
+                    grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
+                    if not comment["is_owner"]:
+                        reviewed.add(patch_set)
         rows: list[dict] = []
         for n in sorted(reviewed):
             if n + 1 not in by_number or n not in by_number:
@@ -170,17 +178,24 @@ class GerritMiner:
         return rows
 
     @staticmethod
-    def _comment(item: dict, path: str, owner: dict) -> dict:
-        rng = item.get("range") if isinstance(item.get("range"), dict) else {}
-        line = _int(item.get("line"))
-        author = item.get("author") or {}
+    def _comment(item: Any, path: str, owner: dict) -> tuple[dict, int]:
+        """A CommentInfo as a ``COMMENT_TYPE`` dict and its patch set (fields checked: :class:`BadField`)."""
+        what = f"comment {typed(item, 'id', str, f'a comment on {path!r}', required=True)!r}"
+        patch_set = typed(item, "patch_set", int, what, required=True)
+        rng = typed(item, "range", dict, what) or {}
+        line = typed(item, "line", int, what)
+        author = typed(item, "author", dict, what) or {}
+        author_id = typed(author, "_account_id", int, f"{what}.author")
+
+        def span(key: str) -> int | None:
+            return typed(rng, key, int, f"{what}.range")
         return {
-            "id": str(item.get("id")), "author": _account(author),
-            "is_owner": author.get("_account_id") is not None and author.get("_account_id") == owner.get("_account_id"),
-            "path": path, "side": item.get("side", "REVISION"), "line": line,
-            "start_line": _int(rng.get("start_line")) or line, "end_line": _int(rng.get("end_line")) or line,
-            "start_character": _int(rng.get("start_character")), "end_character": _int(rng.get("end_character")),
-            "message": item.get("message"), "in_reply_to": item.get("in_reply_to"),
-            "created": parse_time(item.get("updated"), "updated"), "unresolved": item.get("unresolved"),
+            "id": item["id"], "author": _account(author),
+            "is_owner": author_id is not None and author_id == owner.get("_account_id"),
+            "path": path, "side": typed(item, "side", str, what) or "REVISION", "line": line,
+            "start_line": span("start_line") or line, "end_line": span("end_line") or line,
+            "start_character": span("start_character"), "end_character": span("end_character"),
+            "message": typed(item, "message", str, what), "in_reply_to": typed(item, "in_reply_to", str, what),
+            "created": typed_time(item, "updated", what), "unresolved": typed(item, "unresolved", bool, what),
             "outdated": False,
-        }
+        }, patch_set

@@ -151,6 +151,12 @@ class GitRepo:
         """The text of ``path`` at ``sha`` (None: no such file there)."""
         return self.read_many([(sha, path)])[0][0]
 
+    def commits_between(self, base: str, head: str) -> list[str] | None:
+        """Commits reachable from ``head`` and not from ``base``, parents first (a pull request's
+        commits); None when git lacks either."""
+        proc = self._git("rev-list", "--topo-order", "--reverse", head, f"^{base}", "--", check=False)
+        return proc.stdout.decode("ascii").split() if proc.returncode == 0 else None
+
     def renamed_to(self, before: str, after: str, path: str) -> str | None:
         """Where ``path`` went between two commits present in git, if git sees a rename (else None).
 

@@ -1,9 +1,15 @@
 """GitHub: review rounds from pull-request review comments (discussion) and ``refs/pull/*/head``.
 
 Listing: ``/repos/{o}/{r}/pulls?state=all&sort=updated&direction=desc`` following ``Link`` pages and
-stopping at the first pull request updated before ``since``. Newest-first is the order that only
-*repeats* (never skips) an entry when a pull request is updated while we page; repeats are dropped by
-number. The first page is revalidated (``If-None-Match``) so a later run sees new activity.
+stopping at the first pull request updated before ``since``. A pull request updated while we page
+jumps to the top, past pages already read: listed from the top, it could be skipped. So after a pass
+that took more than one request, the list is read again from the top down to the newest
+``updated_at`` seen when that pass began (any pull request updated during the pass is at least that
+recent), de-duplicating by number, until a pass takes one request (one answer is a consistent
+snapshot). A pull request is thus missed only if it is updated during every pass, i.e. after this
+run began; the next run lists it. Every page is revalidated (``If-None-Match``): an unchanged page
+costs a 304. The window is on a pull request's *last* update: one updated after ``until`` is outside
+the run, even if it was reviewed inside the window (mine it with a later ``until``).
 
 Rounds: a review comment is anchored on ``original_commit_id`` / ``original_line`` (outdated comments
 keep these anchors and are flagged ``outdated``). The round of commit C is C (round = its 1-based
@@ -12,7 +18,13 @@ changed that file, else the pull request's final head. A commented commit that i
 pull request (force-pushed) gets a round number after the listed commits, its content is read from
 the REST contents endpoint when git cannot reach it (counted), and the round is dropped if that fails.
 Requests: comments, then commits only when a reviewer commented on a Java file (<= 2 per pull request
-plus pagination).
+plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
+listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
+the 250th may be missing and the manifest's drops say so.
+
+Answers of the wrong shape (a field of the wrong type, an unreadable time) raise
+:class:`~revmine.miners.http.MalformedResponse` naming the page and the field, and are evicted from
+the cache so a re-run asks again.
 """
 
 from __future__ import annotations
@@ -20,18 +32,26 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
-from .http import Client, MalformedResponse, RemoteError
-from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows
+from .http import BadField, Client, MalformedResponse, RemoteError, host_of
+from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows, typed, typed_time
 
 REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
+#: ``/pulls/{n}/commits`` never lists more commits than this.
+COMMITS_CAP = 250
 
 
-def _login(user: Any) -> str | None:
-    return user.get("login") if isinstance(user, dict) else None
+def _login(user: dict | None, what: str) -> str | None:
+    return typed(user, "login", str, what) if user is not None else None
+
+
+def _sha(item: Any, key: str, what: str) -> str | None:
+    """``item[key]["sha"]`` (``head``, ``base``): the nested object and its sha may be null."""
+    ref = typed(item, key, dict, what)
+    return None if ref is None else typed(ref, "sha", str, f"{what}.{key}")
 
 
 class GitHubMiner:
@@ -47,8 +67,8 @@ class GitHubMiner:
         self.client = client
         self.project = repo
         self.api = api_url.rstrip("/")
-        netloc = urlsplit(self.api).netloc
-        self.host = "github.com" if netloc == "api.github.com" else netloc
+        host = host_of(self.api)
+        self.host = "github.com" if host == "api.github.com" else host
         self.since, self.until = since, until
         self.page_size = page_size
 
@@ -60,27 +80,55 @@ class GitHubMiner:
     def key(self, pull: dict) -> str:
         return str(pull["number"])
 
-    def updated(self, pull: dict) -> datetime | None:
-        return parse_time(pull.get("updated_at"), "updated_at")
+    def updated(self, pull: dict) -> datetime:
+        return parse_time(pull["updated_at"])  # checked by _pull
 
-    def _pages(self, url: str, **kwargs: Any) -> Iterator[list]:
+    def _pages(self, url: str, **kwargs: Any) -> Iterator[tuple[list, Any]]:
         return self.client.get_pages(url, {"per_page": self.page_size}, **kwargs)
 
     def list_changes(self) -> Iterator[dict]:
-        """Every pull request updated in [since, until], once each, newest first."""
+        """Every pull request updated in [since, until], once each (see the module docstring)."""
         seen: set[int] = set()
+        threshold: datetime | None = None
+        while True:
+            top, requests = yield from self._list_pass(seen, threshold)
+            if requests <= 1 or top is None:
+                return
+            threshold = top
+
+    def _list_pass(self, seen: set[int], threshold: datetime | None
+                   ) -> Generator[dict, None, tuple[datetime | None, int]]:
+        """Yield the unseen pull requests from the newest down to ``threshold`` (and ``since``); return
+        the newest ``updated_at`` when the pass began and how many pages it read."""
         url = f"{self.api}/repos/{self.project}/pulls?state=all&sort=updated&direction=desc"
-        for i, page in enumerate(self._pages(url, revalidate=True)):
-            for pull in page:
-                if not isinstance(pull, dict) or not isinstance(pull.get("number"), int):
-                    raise MalformedResponse(url, f"page {i + 1}: a pull request lacks its number")
+        top, pages = None, 0
+        for page, response in self._pages(url, revalidate=True):
+            pages += 1
+            with self.client.validating(response):
+                pulls = [self._pull(item) for item in page]
+            for pull in pulls:
                 updated = self.updated(pull)
-                if self.since and updated and updated < self.since:
-                    return
-                if (self.until and updated and updated > self.until) or pull["number"] in seen:
+                top = updated if top is None else top
+                if (threshold and updated < threshold) or (self.since and updated < self.since):
+                    return top, pages
+                if (self.until and updated > self.until) or pull["number"] in seen:
                     continue
                 seen.add(pull["number"])
                 yield pull
+        return top, pages
+
+    @staticmethod
+    def _pull(item: Any) -> dict:
+        """A listed pull request, its fields checked (:class:`BadField` otherwise)."""
+        typed(item, "number", int, "a pull request", required=True)
+        what = f"pull request {item['number']}"
+        typed_time(item, "updated_at", what, required=True)
+        typed_time(item, "created_at", what)
+        typed(item, "node_id", str, what)
+        _login(typed(item, "user", dict, what), f"{what}.user")
+        _sha(item, "head", what)
+        _sha(item, "base", what)
+        return item
 
     def fallback(self, pull: dict) -> Fallback:
         """REST contents endpoint for a commit git cannot reach (a 404 drops the round)."""
@@ -92,25 +140,26 @@ class GitHubMiner:
                 if exc.status in (404, 504):  # 504: not in the cache when offline
                     raise Dropped(f"commit {sha} is gone from git and from the contents API ({exc.status})") from None
                 raise
-            try:
-                return base64.b64decode(body.get("content") or "").decode("utf-8", "replace")
-            except (binascii.Error, ValueError):
-                self.client.evict(response)
-                raise MalformedResponse(response.url, "content is not valid base64") from None
+            with self.client.validating(response):
+                try:
+                    return base64.b64decode(typed(body, "content", str, "a file") or "").decode("utf-8", "replace")
+                except (binascii.Error, ValueError):
+                    raise BadField("content is not valid base64") from None
         return read
 
     def rounds(self, pull: dict, content: ContentReader, drops: list[dict]) -> list[dict]:
         """Rows of every round of ``pull`` (see the module docstring for what a round is)."""
         number, updated = pull["number"], self.updated(pull)
         base = f"{self.api}/repos/{self.project}/pulls/{number}"
-        owner = _login(pull.get("user"))
-        comments = [self._comment(c, owner, base) for page in self._pages(f"{base}/comments", fresh_after=updated)
-                    for c in page if is_java(c.get("path") if isinstance(c, dict) else None)]
+        owner = _login(pull.get("user"), "")  # checked by _pull
+        comments = []
+        for page, response in self._pages(f"{base}/comments", fresh_after=updated):
+            with self.client.validating(response):
+                comments += [c for c in (self._comment(item, owner) for item in page) if is_java(c[0]["path"])]
         if not any(not c["is_owner"] for c, _ in comments):
             return []
-        commits = [c.get("sha") for page in self._pages(f"{base}/commits", fresh_after=updated) for c in page
-                   if isinstance(c, dict)]
-        head = (pull.get("head") or {}).get("sha") or (commits[-1] if commits else None)
+        commits = self._commits(pull, base, content, drops)
+        head = _sha(pull, "head", "") or (commits[-1] if commits else None)
         if head is None:
             raise MalformedResponse(f"{base}/commits", "pull request has no commits and no head sha")
         order = {sha: i + 1 for i, sha in enumerate(commits)}
@@ -131,6 +180,23 @@ class GitHubMiner:
             rows += round_rows(rnd, {path: grouped[sha][path]}, content, drops)
         return rows
 
+    def _commits(self, pull: dict, base: str, content: ContentReader, drops: list[dict]) -> list[str]:
+        """The pull request's commits, oldest first: from the API, or from git past the API's cap."""
+        commits: list[str] = []
+        for page, response in self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
+            with self.client.validating(response):
+                commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
+        if len(commits) < COMMITS_CAP:
+            return commits
+        head, base_sha = _sha(pull, "head", ""), _sha(pull, "base", "")
+        listed = content.repo.commits_between(base_sha, head) if head and base_sha else None
+        if listed is None:
+            drops.append({"round_id": None, "change": str(pull["number"]), "path": None,
+                          "reason": f"the API lists only {COMMITS_CAP} commits and git cannot list the rest "
+                                    "(head or base missing): later rounds may be missing"})
+            return commits
+        return listed
+
     @staticmethod
     def _next_touching(wanted: list[tuple[str, str]], commits: list[str], head: str,
                        content: ContentReader) -> dict[tuple[str, str], str]:
@@ -147,19 +213,19 @@ class GitHubMiner:
         return afters
 
     @staticmethod
-    def _comment(item: dict, owner: str | None, url: str) -> tuple[dict, str]:
-        sha = item.get("original_commit_id") or item.get("commit_id")
-        if not isinstance(sha, str) or not isinstance(item.get("id"), int):
-            raise MalformedResponse(url, "a review comment lacks id or original_commit_id")
-        line = item.get("original_line")
-        author = _login(item.get("user"))
-        reply = item.get("in_reply_to_id")
+    def _comment(item: Any, owner: str | None) -> tuple[dict, str]:
+        """A review comment as a ``COMMENT_TYPE`` dict and the commit it was made on (fields checked)."""
+        what = f"review comment {typed(item, 'id', int, 'a review comment', required=True)}"
+        sha = typed(item, "original_commit_id", str, what) or typed(item, "commit_id", str, what, required=True)
+        line = typed(item, "original_line", int, what)
+        author = _login(typed(item, "user", dict, what), f"{what}.user")
+        reply = typed(item, "in_reply_to_id", int, what)
         return {
             "id": str(item["id"]), "author": author, "is_owner": author is not None and author == owner,
-            "path": item["path"], "side": item.get("side") or "RIGHT", "line": line,
-            "start_line": item.get("original_start_line") or line, "end_line": line,
-            "start_character": None, "end_character": None, "message": item.get("body"),
+            "path": typed(item, "path", str, what, required=True), "side": typed(item, "side", str, what) or "RIGHT",
+            "line": line, "start_line": typed(item, "original_start_line", int, what) or line, "end_line": line,
+            "start_character": None, "end_character": None, "message": typed(item, "body", str, what),
             "in_reply_to": None if reply is None else str(reply),
-            "created": parse_time(item.get("created_at"), "created_at"), "unresolved": None,
-            "outdated": item.get("position") is None and item.get("line") is None,
+            "created": typed_time(item, "created_at", what), "unresolved": None,
+            "outdated": typed(item, "position", int, what) is None and typed(item, "line", int, what) is None,
         }, sha

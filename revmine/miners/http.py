@@ -5,7 +5,8 @@ Why one client: Gerrit and GitHub differ only in how a body is framed (Gerrit pr
 
 Decisions
 - Cache: ``requests-cache`` on SQLite (default ``<out>/http_cache.sqlite``). Only 200 responses whose
-  body parses are stored (``filter_fn``); a body of the wrong shape is evicted by :meth:`Client.get`.
+  body parses are stored (``filter_fn``); a body of the wrong shape is evicted by :meth:`Client.get`,
+  one with a field of the wrong type by :meth:`Client.validating` (the miners check fields there).
   The database is in WAL mode (``synchronous=NORMAL``): a commit no longer waits for an fsync (7 ms
   each here, once per stored response), a ``kill -9`` still loses nothing committed, and a power cut
   can lose only the last responses, never corrupt the file (they are fetched again: the cache is an
@@ -18,31 +19,41 @@ Decisions
   ``revalidate`` (conditional request with ``If-None-Match``; a 304 reuses the stored body) or gives
   ``fresh_after`` (the change was updated after the response was stored). ``cache_mode="offline"``
   never touches the network and fails clearly on a miss.
-- Rate limits: ``X-RateLimit-Remaining``/``Reset`` are tracked per token; a 429, or a 403 with no
-  remaining quota, switches to another token if one is left, else sleeps until ``Retry-After`` or the
-  reset time (or raises :class:`RateLimited` when ``wait_on_rate_limit`` is false). Timeouts,
-  connection errors and 5xx are retried with exponential backoff. Clock and sleep are injectable.
+- Rate limits: ``X-RateLimit-Remaining``/``Reset`` are tracked per token. A 429, or a 403 with no
+  remaining quota, a ``Retry-After`` or a body about a rate limit (GitHub's *secondary* limits come
+  with neither header), switches to another token if one is left, else sleeps for ``Retry-After``
+  (seconds or an HTTP date), until the reset time, or 60 s (GitHub's advice for secondary limits);
+  never less than 1 s, so ``Retry-After: 0`` cannot make us hammer. After ``max_rate_limit_retries``
+  rate-limited answers per token to one request, or when ``wait_on_rate_limit`` is false,
+  :class:`RateLimited` is raised. Timeouts, connection errors and 5xx are retried with exponential
+  backoff. Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
+  Clock and sleep are injectable.
 - Routes: ``routes`` maps URL prefixes to where they are really answered (a recorded forge on
   loopback, a mirror). Only the wire sees the routed URL; keys, responses and messages keep the URL
-  asked for, so rows, cache and checkpoints do not depend on the port a replay server got.
+  asked for, so rows, cache and checkpoints do not depend on the port a replay server got. Gerrit's
+  authenticated ``/a/`` paths are such a wire-only rewrite (:meth:`Client.authenticate_under`), so a
+  cache written with credentials replays without them and vice versa.
 - Secrets: credentials come from the environment or a TOML file (:func:`credentials_from_env`);
-  they never appear in ``repr``, URLs in messages, exceptions or the cache.
+  they never appear in ``repr``, URLs in messages, exceptions or the cache. URLs given by the user
+  must not carry any (:func:`check_url`): they are copied into rows, manifests and checkpoints.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import email.utils
 import hashlib
 import json
 import os
 import time
 import tomllib
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
@@ -55,7 +66,13 @@ CacheMode = Literal["use", "offline", "off"]
 
 GERRIT_PREFIX = ")]}'"
 #: Query parameters that may carry secrets: never part of a cache key, never shown in a message.
-SECRET_PARAMS = ("access_token", "token", "api_key", "apikey", "password", "client_secret")
+SECRET_PARAMS = ("access_token", "token", "api_key", "apikey", "password", "client_secret", "private_token")
+#: Schemes where a bare user name (no password) is an account, not a secret (``ssh://git@host/...``).
+SSH_SCHEMES = ("ssh", "git+ssh", "ssh+git")
+#: Shortest wait on a rate limit: a ``Retry-After: 0`` or a reset in the past must not make us hammer.
+MIN_RATE_LIMIT_WAIT = 1.0
+#: Wait on a rate limit that names no time (GitHub's advice for secondary rate limits).
+DEFAULT_RATE_LIMIT_WAIT = 60.0
 AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
 
 
@@ -80,12 +97,47 @@ class NotCached(RemoteError):
     """Offline mode and the response is not in the cache."""
 
 
+class BadField(ValueError):
+    """A field of a decoded body has the wrong type or value; :meth:`Client.validating` turns it into a
+    :class:`MalformedResponse` naming the URL (and evicts the response)."""
+
+
+def check_url(url: Any, field: str, path: str | Path | None = None) -> None:
+    """Refuse a user-given URL that carries a secret (user-info, a token parameter): such URLs are
+    copied into rows, manifests, checkpoints and the cache. The message names ``field``, never the URL.
+
+    A bare user name is allowed only where it is an account, not a secret: ``ssh://git@host/...`` and
+    scp-like ``git@host:path``."""
+    if url is None:
+        return
+    if not isinstance(url, str):
+        raise InputError(path, f"must be a string, not {type(url).__name__}", field=field)
+    if "://" not in url:  # a local path or scp-like [user@]host:path
+        head = url.split("/", 1)[0]
+        leaked = "@" in head and ":" in head.split("@", 1)[0]
+    else:
+        parts = urlsplit(url)
+        leaked = parts.password is not None or (parts.username is not None and parts.scheme not in SSH_SCHEMES)
+        secret = next((k for k, _ in parse_qsl(parts.query, keep_blank_values=True)
+                       if k.lower() in SECRET_PARAMS), None)
+        if secret is not None:
+            raise InputError(path, f"must not carry the secret parameter {secret!r}; put credentials in "
+                             "GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS", field=field)
+    if leaked:
+        raise InputError(path, "must not contain user-info (user:password@); put credentials in "
+                         "GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS", field=field)
+
+
+def host_of(url: str) -> str:
+    """``hostname[:port]`` of a URL: never its user-info."""
+    parts = urlsplit(url)
+    return (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+
+
 def redact_url(url: str) -> str:
     """The URL without user-info and without secret-looking query parameters."""
     parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
+    netloc = host_of(url)
     query = urlencode([(k, "REDACTED" if k.lower() in SECRET_PARAMS else v)
                        for k, v in parse_qsl(parts.query, keep_blank_values=True)])
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
@@ -159,15 +211,17 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
 
 
 class _CountingAdapter(HTTPAdapter):
-    """Counts what really goes on the wire, drops ``Vary`` and applies routes (see the module docstring)."""
+    """Counts what really goes on the wire, drops ``Vary`` and applies routes (see the module docstring):
+    first ``auth_paths`` (where authenticated requests go), then ``routes`` (where a URL is answered)."""
 
     def __init__(self, stats: Counter, routes: dict[str, str], **kwargs: Any):
         super().__init__(**kwargs)
         self.stats = stats
         self.routes = routes
+        self.auth_paths: dict[str, str] = {}
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
-        target = route(request.url or "", self.routes)
+        target = route(route(request.url or "", self.auth_paths), self.routes)
         if target == request.url:
             return super().send(request, *args, **kwargs)
         wire = request.copy()
@@ -197,7 +251,8 @@ class Client:
     def __init__(self, dialect: Dialect, credentials: Credentials | None = None, *,
                  cache_path: str | Path | None = None, cache_mode: CacheMode = "use",
                  timeout: float = 30.0, max_retries: int = 5, backoff: float = 1.0,
-                 wait_on_rate_limit: bool = True, max_wait: float = 3600.0, routes: dict[str, str] | None = None,
+                 wait_on_rate_limit: bool = True, max_wait: float = 3600.0, max_rate_limit_retries: int = 5,
+                 routes: dict[str, str] | None = None,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
         if cache_mode not in ("use", "offline", "off"):
             raise ValueError(f"cache_mode must be 'use', 'offline' or 'off', not {cache_mode!r}")
@@ -208,13 +263,22 @@ class Client:
         self.cache_mode = cache_mode
         self.timeout, self.max_retries, self.backoff = timeout, max_retries, backoff
         self.wait_on_rate_limit, self.max_wait = wait_on_rate_limit, max_wait
+        self.max_rate_limit_retries = max_rate_limit_retries
         self.clock, self.sleep = clock, sleep
         self.stats: Counter = Counter()
         self._tokens = [_TokenState() for _ in self.credentials.tokens]
         self._next_token = 0
-        self.session = self._make_session(cache_path, routes or {})
+        self._adapter = _CountingAdapter(self.stats, routes or {})
+        self.session = self._make_session(cache_path)
 
-    def _make_session(self, cache_path: str | Path | None, routes: dict[str, str]) -> requests.Session:
+    def authenticate_under(self, prefix: str, auth_prefix: str) -> None:
+        """Send requests for URLs under ``prefix`` to ``auth_prefix`` when credentials are set (Gerrit's
+        ``/a/``). Only the wire sees it: keys, responses and messages keep ``prefix``, so a cache works
+        with and without credentials."""
+        if self.credentials:
+            self._adapter.auth_paths[prefix] = auth_prefix
+
+    def _make_session(self, cache_path: str | Path | None) -> requests.Session:
         if self.cache_mode == "off":
             session = requests.Session()
         else:
@@ -228,9 +292,8 @@ class Client:
                 filter_fn=self._cacheable, stale_if_error=False, wal=True)
             if self.cache_mode == "offline":
                 session.trust_env = False  # nothing goes on the wire: skip per-request proxy/netrc lookups
-        adapter = _CountingAdapter(self.stats, routes)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
+        session.mount("http://", self._adapter)
+        session.mount("https://", self._adapter)
         session.headers["User-Agent"] = "revmine-miner"
         if self.dialect == "github":
             session.headers["Accept"] = "application/vnd.github+json"
@@ -293,19 +356,31 @@ class Client:
         return body, response
 
     def get_pages(self, url: str, params: dict[str, Any] | None = None, *,
-                  revalidate: bool = False, fresh_after: datetime | None = None):
-        """Yield the JSON lists of a paginated GitHub resource, following ``Link: rel="next"``."""
+                  revalidate: bool = False, fresh_after: datetime | None = None
+                  ) -> Iterator[tuple[list, requests.Response]]:
+        """Yield (JSON list, response) of each page of a paginated GitHub resource, following
+        ``Link: rel="next"`` (the response names and evicts a page a caller finds malformed)."""
         next_url: str | None = url
         while next_url:
             page, response = self.get(next_url, params, expect=list, revalidate=revalidate,
                                       fresh_after=fresh_after)
-            yield page
+            yield page, response
             next_url = response.links.get("next", {}).get("url")
             params = None  # the next link carries the query
 
     def evict(self, response: requests.Response) -> None:
         """Forget a cached response a caller found unusable (so a re-run fetches it again)."""
         self._evict(response)
+
+    @contextmanager
+    def validating(self, response: requests.Response) -> Iterator[None]:
+        """Turn a :class:`BadField` raised while converting ``response`` into a :class:`MalformedResponse`
+        naming its URL, after evicting it: a parseable but wrong body must not poison the cache."""
+        try:
+            yield
+        except BadField as exc:
+            self._evict(response)
+            raise MalformedResponse(response.url, str(exc), response.status_code) from None
 
     def close(self) -> None:
         self.session.close()
@@ -357,20 +432,42 @@ class Client:
             self._tokens[token].reset = float(reset)
 
     def _rate_limit_delay(self, response: requests.Response) -> float | None:
-        """Seconds to wait if ``response`` says we are rate limited, else None."""
-        headers = response.headers
-        limited = response.status_code == 429 or (
-            response.status_code == 403 and (headers.get("X-RateLimit-Remaining") == "0"
-                                             or "Retry-After" in headers))
-        if not limited:
+        """Seconds to wait if ``response`` says we are rate limited, else None (see the module docstring)."""
+        headers, status = response.headers, response.status_code
+        exhausted = headers.get("X-RateLimit-Remaining") == "0"
+        if status != 429 and not (status == 403 and (exhausted or "Retry-After" in headers
+                                                     or "rate limit" in self._message(response).lower())):
             return None
-        retry_after = headers.get("Retry-After", "")
-        if retry_after.isdigit():
-            return float(retry_after)
+        delay = self._retry_after(headers.get("Retry-After", ""))
         reset = headers.get("X-RateLimit-Reset", "")
-        if reset.isdigit():
-            return max(float(reset) - self.clock(), 0.0) + 1.0
-        return 60.0  # GitHub's advice for a secondary limit without headers
+        if delay is None and exhausted and reset.isdigit():
+            delay = float(reset) - self.clock() + 1.0
+        return max(DEFAULT_RATE_LIMIT_WAIT if delay is None else delay, MIN_RATE_LIMIT_WAIT)
+
+    def _retry_after(self, value: str) -> float | None:
+        """``Retry-After`` in seconds: delta-seconds or an HTTP date (None when absent or unreadable)."""
+        value = value.strip()
+        if value.isdigit():
+            return float(value)
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        return when.timestamp() - self.clock()
+
+    def _message(self, response: requests.Response) -> str:
+        """The error body's ``message`` (JSON, or Gerrit's plain text), short and with secrets redacted."""
+        text = response.content.decode("utf-8", "replace").removeprefix(GERRIT_PREFIX).strip()
+        try:
+            body = json.loads(text)
+            message = body.get("message") if isinstance(body, dict) else None
+        except ValueError:
+            html = "html" in response.headers.get("Content-Type", "") or text[:1] == "<"
+            message = None if html else text.split("\n", 1)[0]
+        message = str(message or "")[:200]
+        for secret in self.credentials.secrets():
+            message = message.replace(secret, "REDACTED")
+        return message
 
     def _replay(self, url: str, params: Any) -> requests.Response:
         """Offline: the stored response, looked up by the key the online run stored it under.
@@ -399,7 +496,7 @@ class Client:
                     tzinfo=created.tzinfo or timezone.utc) >= fresh_after:
                 self.stats["cache_hits"] += 1
                 return hit
-        attempts = 0
+        attempts = limited = 0
         while True:
             headers, auth, token = self._auth()
             kwargs: dict[str, Any] = {"params": params, "headers": headers, "auth": auth, "timeout": self.timeout}
@@ -421,6 +518,10 @@ class Client:
                 return response
             delay = self._rate_limit_delay(response)
             if delay is not None:
+                limited += 1
+                if limited > self.max_rate_limit_retries * max(len(self._tokens), 1):
+                    raise RateLimited(response.url, f"still rate limited after {limited} answers (HTTP {status}"
+                                      f"{self._said(response)}); giving up", status)
                 if token is not None:
                     self._tokens[token].remaining = 0
                     self._tokens[token].reset = self.clock() + delay
@@ -435,7 +536,13 @@ class Client:
                     raise RemoteError(response.url, f"HTTP {status} after {attempts} attempts", status)
                 self._backoff(attempts)
                 continue
-            raise RemoteError(response.url, f"HTTP {status} {response.reason or ''}".rstrip(), status)
+            raise RemoteError(response.url, f"HTTP {status} {response.reason or ''}".rstrip() + self._said(response),
+                              status)
+
+    def _said(self, response: requests.Response) -> str:
+        """``: <the body's message>`` for an error text, or nothing when the body says nothing."""
+        message = self._message(response)
+        return f": {message}" if message else ""
 
     def _backoff(self, attempt: int) -> None:
         self.stats["retries"] += 1

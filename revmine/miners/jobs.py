@@ -46,7 +46,7 @@ from ..store import write_json, write_table
 from .git import GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
-from .http import CacheMode, Client, Credentials, RemoteError, credentials_from_env, route
+from .http import CacheMode, Client, Credentials, RemoteError, check_url, credentials_from_env, host_of, route
 from .rounds import ContentReader, parse_time
 
 PARTS_DIR = "rounds.parquet"
@@ -68,8 +68,13 @@ class ProjectSpec:
 
     @property
     def host(self) -> str:
-        from urllib.parse import urlsplit
-        return urlsplit(self.url or self.api_url).netloc
+        return host_of(self.url or self.api_url)
+
+    def check_urls(self, path: str | Path | None = None, where: str = "") -> None:
+        """Refuse URLs carrying a secret (:func:`~revmine.miners.http.check_url`): they would be copied
+        into rows, the checkpoint, the manifest and the cache. ``where`` prefixes the field named."""
+        for name in ("url", "api_url", "clone_url"):
+            check_url(getattr(self, name), f"{where}{name}", path)
 
     @property
     def slug(self) -> str:
@@ -94,6 +99,7 @@ class JobOptions:
     progress: bool = True
     wait_on_rate_limit: bool = True
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
+    ambient_credentials: bool = True  # read the environment / $REVMINE_CREDENTIALS (off for recordings)
     client_options: dict[str, Any] = field(default_factory=dict)  # timeout, backoff, clock, sleep...
     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
 
@@ -152,7 +158,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
         if stale.name.startswith(".") or not seq.isdigit() or int(seq) >= state["next_part"]:
             stale.unlink()
     dialect = "gerrit" if spec.source == "gerrit" else "github"
-    credentials = opts.credentials.get(spec.source) or credentials_from_env(dialect, spec.host)
+    credentials = opts.credentials.get(spec.source) or (
+        credentials_from_env(dialect, spec.host) if opts.ambient_credentials else Credentials())
     client = Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
                     cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
                     **opts.client_options)
@@ -231,6 +238,8 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
                  asked: dict | None = None) -> dict:
     """Mine every project into ``out`` and write ``manifest.json``; returns the manifest."""
     opts = options or JobOptions()
+    for spec in specs:
+        spec.check_urls()
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
     projects = []
@@ -321,6 +330,7 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
                                      since=since, until=until, clone_url=entry.get("clone_url")))
         else:
             raise InputError(path, f"source must be 'gerrit' or 'github', not {source!r}", field=f"{where}.source")
+        specs[-1].check_urls(path, f"{where}.")
     return specs, job
 
 
@@ -329,6 +339,8 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
 
     ``[job] recordings = "DIR"`` mines a recorded forge (:mod:`revmine.miners.replay`) instead of
     the network: its server is started on loopback for the run, and the job's URLs are routed to it.
+    Credentials from the environment are not used then (a recording needs none, and Gerrit's would
+    change the paths asked); ``options.credentials`` still are.
     """
     path = Path(job_toml_path)
     specs, job = load_job(path)
@@ -354,4 +366,5 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
 
     with serve_recordings(base / job["recordings"]) as forge:
         opts.routes = {**forge.routes, **opts.routes}
+        opts.ambient_credentials = False
         return run_projects(specs, target, opts, asked=asked)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import InputError
 from .git import GitRepo
+from .http import BadField
 
 #: Called with (commit, path) when git cannot reach a commit: the file's text, None if absent.
 Fallback = Callable[[str, str], "str | None"]
@@ -28,6 +29,30 @@ class Dropped(Exception):
 
 def is_java(path: str | None) -> bool:
     return bool(path) and path.endswith(".java")
+
+
+def typed(item: Any, key: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> Any:
+    """``item[key]`` checked against ``kind`` (null or absent is fine unless ``required``); a forge's
+    wrong type raises :class:`BadField` here rather than a confusing error where the value is used."""
+    if not isinstance(item, dict):
+        raise BadField(f"{what} is a JSON {type(item).__name__}, not an object")
+    value = item.get(key)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if value is None and not required:
+        return None
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise BadField(f"{what}: {key} is {'missing' if value is None else repr(value)[:40]}, expected {names}")
+    return value
+
+
+def typed_time(item: Any, key: str, what: str, required: bool = False) -> datetime | None:
+    """A timestamp field of a forge's answer (see :func:`typed`)."""
+    value = typed(item, key, str, what, required)
+    try:
+        return parse_time(value, key)
+    except InputError:
+        raise BadField(f"{what}: {key} is not a date/time: {value[:40]!r}") from None
 
 
 def parse_time(value: Any, where: str = "time") -> datetime | None:
@@ -108,7 +133,7 @@ class ContentReader:
         ask = [w for w in wanted if self._present.get(w[0], True)]
         texts, found = self.repo.read_many(ask, unknown)
         self._settle(found)
-        answered = dict(zip((w for w in ask if found.get(w[0], True)), texts))  # git had the commit
+        answered = {w: text for w, text in zip(ask, texts) if found.get(w[0], True)}  # git had the commit
         return [answered[w] if w in answered else self._unreached(*w) for w in wanted]
 
     def read(self, sha: str, path: str) -> str | None:
