@@ -1,4 +1,4 @@
-"""Near-duplicate detection (MinHash LSH + exact verification) on 10k, 30k and 100k synthetic methods.
+"""Near-duplicate detection (exact pigeonhole join + exact verification) on 10k, 30k and 100k synthetic methods.
 
     python benchmarks/bench_near_duplicates.py [--sizes 10000,30000,100000] [--seed 0]
 

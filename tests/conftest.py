@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -16,3 +17,26 @@ def tufano_dir() -> Path:
     if not TUFANO.is_dir():  # a missing fixture is a broken checkout, not a reason to skip
         raise FileNotFoundError(f"fixture folder {TUFANO} is missing: clone with ../shared beside the project")
     return TUFANO
+
+
+#: the variables revmine reads credentials from; no test may depend on the developer's own
+CREDENTIAL_VARS = ("GITHUB_TOKEN", "GITHUB_TOKENS", "GERRIT_USER", "GERRIT_PASSWORD", "REVMINE_CREDENTIALS")
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CREDENTIAL_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any connection that is not to loopback: offline tests must not reach the network."""
+    real = socket.socket.connect
+
+    def connect(self: socket.socket, address):  # type: ignore[no-untyped-def]
+        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            raise OSError(f"network access to {address[0]} during an offline test")
+        return real(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)

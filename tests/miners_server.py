@@ -25,22 +25,12 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import pytest
 
 GITHUB_API = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github_api"
 T0 = datetime(2023, 3, 1, 12, 0, tzinfo=timezone.utc)
 OWNER_ID, REVIEWER_ID = 1000, 2000
-#: Where the miners read credentials from the environment: cleared by :func:`hermetic_env`.
-CREDENTIAL_VARS = ("GITHUB_TOKEN", "GITHUB_TOKENS", "GERRIT_USER", "GERRIT_PASSWORD", "REVMINE_CREDENTIALS")
 #: GitHub's ``/pulls/{n}/commits`` lists at most this many commits.
 COMMITS_CAP = 250
-
-
-@pytest.fixture(autouse=True)
-def hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests must not depend on the developer's tokens (import this fixture into a test module)."""
-    for name in CREDENTIAL_VARS:
-        monkeypatch.delenv(name, raising=False)
 
 
 def recorded(name: str) -> list[dict]:

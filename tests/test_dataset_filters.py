@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.errors import InputError
-from revmine.filters.dataset import FilterOptions, filter_candidates, stable_id
+from revmine.dataset.rows import stable_id
+from revmine.filters.dataset import FilterOptions, filter_candidates
 from revmine.schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, schema_id
 from revmine.store import write_table
 
@@ -201,12 +202,12 @@ def test_output_beside_the_preprocess_files_is_refused(tmp_path):
 
 def test_bad_input_names_the_row_and_field(tmp_path):
     bad = table_of([candidate(), candidate(kind="quad")])
-    with pytest.raises(InputError, match=r":1 \[kind\]: row 1"):
+    with pytest.raises(InputError, match=r":2 \[kind\]: row 2:"):  # 1-based, like the prediction readers
         filter_candidates(bad, tmp_path, FilterOptions(is_noise=never_noise))
     with pytest.raises(InputError, match=r"\[m_s_abstract\]"):
         filter_candidates(table_of([candidate()]).drop_columns(["m_s_abstract"]), tmp_path)
     twice = table_of([candidate()] * 2)
-    with pytest.raises(InputError, match="same provenance"):
+    with pytest.raises(InputError, match=r":2 \[id\]: rows 1 and 2 have the same provenance"):
         filter_candidates(twice, tmp_path, FilterOptions(is_noise=never_noise))
 
 

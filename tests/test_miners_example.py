@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import hermetic_env  # noqa: E402,F401
 
 from revmine.miners import JobOptions, run_job  # noqa: E402
 from revmine.miners.replay import serve_recordings  # noqa: E402
@@ -23,24 +20,12 @@ from revmine.store import read_table  # noqa: E402
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mining"
 
 
-@pytest.fixture()
-def loopback_only(monkeypatch):
-    """Fail any connection that is not to 127.0.0.1: the example must not need the network."""
-    real = socket.socket.connect
-
-    def connect(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1"):
-            raise OSError(f"network access to {address[0]} during an offline test")
-        return real(self, address)
-    monkeypatch.setattr(socket.socket, "connect", connect)
-
-
 def mine(out: Path) -> tuple[dict, list[dict]]:
     manifest = run_job(EXAMPLE / "job.toml", out, JobOptions(progress=False))
     return manifest, read_table(out / "rounds.parquet", expect="rounds/1").to_pylist()
 
 
-def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, loopback_only):
+def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, no_network):
     manifest, rows = mine(tmp_path / "out")
     by_source = Counter(r["source"] for r in rows)
     rounds = Counter(r["source"] for r in {r["round_id"]: r for r in rows}.values())
@@ -74,7 +59,7 @@ def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, loo
     assert read_table(tmp_path / "out" / "rounds.parquet").num_rows == len(rows)
 
 
-def test_example_replays_with_credentials_in_the_environment(tmp_path, monkeypatch, loopback_only):
+def test_example_replays_with_credentials_in_the_environment(tmp_path, monkeypatch, no_network):
     """A recorded forge needs no credentials: the user's (which would send Gerrit to /a/) are not used."""
     monkeypatch.setenv("GERRIT_USER", "u")
     monkeypatch.setenv("GERRIT_PASSWORD", "p-secret")

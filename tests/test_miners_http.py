@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import Fault, ForgeServer, build_forge, hermetic_env  # noqa: E402,F401
+from miners_server import Fault, ForgeServer, build_forge  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners.http import (Client, Credentials, MalformedResponse, NotCached, RateLimited,  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import T0, ForgeServer, _gerrit_time, _iso, build_forge, hermetic_env  # noqa: E402,F401
+from miners_server import T0, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa: E402

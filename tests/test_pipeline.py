@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -15,20 +14,6 @@ from revmine.errors import InputError
 from revmine.pipeline import load_job, run
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any connection to a host other than loopback fails the test."""
-    real = socket.socket.connect
-
-    def connect(self, address):  # type: ignore[no-untyped-def]
-        host = address[0] if isinstance(address, tuple) else address
-        if host not in ("127.0.0.1", "::1", "localhost"):
-            raise AssertionError(f"network access to {address}")
-        return real(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
 
 
 def _digest(folder: Path) -> dict[str, str]:

@@ -17,6 +17,7 @@ TRIPS = [
     ("formatting", "nit: trailing whitespace"),
     ("formatting", "Please fix the indentation here."),
     ("formatting", "This line exceeds 100 characters."),
+    ("formatting", "Please fix the indentation, and the trailing whitespace too."),
     ("thanks", "Thanks a lot for the quick update!"),
     ("thanks", "thx"),
     ("add_tests", "Please add a unit test for the empty list case."),
@@ -63,6 +64,12 @@ RELEVANT = [
     "Catching Exception is too broad; catch IOException.",
     "Why not make parse() return an Optional?",
     "magic number 1000, extract please",
+    # A change request beside a topic phrase (or braces, which are tokens of the abstracted method).
+    "Please add braces around the if body",
+    "This line is too long, extract a local variable",
+    "Please add a test for the empty list and also check for null here",
+    "Please add a test for this. Also, rename `tmp` to `retries`.",
+    "Fix the indentation and use a constant for 42.",
 ]
 
 

@@ -19,10 +19,11 @@ from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SPLITS, SplitOptions, split_dataset
 from revmine.errors import InputError
 from revmine.filters.dataset import FilterOptions, filter_candidates
-from revmine.filters.duplicates import jaccard
+from revmine.filters.duplicates import NearDuplicateConfig
 from revmine.schema import DATASET_SCHEMA, ROUNDS_SCHEMA
 from revmine.store import write_table
 from test_dataset_filters import candidate, table_of
+from test_duplicates import brute_force_pairs, threshold_pairs
 
 VOCAB = [f"VAR_{k}" for k in range(1, 60)] + ["(", ")", "{", "}", ";", "=", "+", "return", "if", "null"]
 
@@ -58,10 +59,10 @@ def _read_splits(out: Path) -> dict[str, list[dict]]:
 
 
 def assert_no_near_duplicate_across_splits(splits: dict[str, list[dict]]) -> None:
+    """Brute force over every pair of rows in two different splits (CodeNet thresholds)."""
     for a, b in [("train", "eval"), ("train", "test"), ("eval", "test")]:
-        for x, y in product(splits[a], splits[b]):
-            set_j, multi_j = jaccard(_bag(x), _bag(y))
-            assert not (set_j >= 0.9 and multi_j >= 0.8), (x["id"], y["id"])
+        leaks = brute_force_pairs([_bag(x) for x in splits[a]], [_bag(y) for y in splits[b]], NearDuplicateConfig())
+        assert not leaks, [(splits[a][i]["id"], splits[b][j]["id"]) for i, j in leaks[:5]]
 
 
 @pytest.fixture(scope="module")
@@ -122,23 +123,55 @@ def test_project_split_keeps_projects_apart_and_drops_straddling_clusters(tmp_pa
     assert set(dropped.column("filter").to_pylist()) == {"cross_split_near_duplicate"}
 
 
-def test_time_split_orders_rounds(tmp_path, filtered):
-    kept = pq.read_table(filtered)
+def _rounds_in_order(round_ids: list[str], path: Path) -> dict[str, datetime]:
+    """A rounds.parquet at ``path`` whose rounds were created one day apart, in the order given."""
     start = datetime(2020, 1, 1, tzinfo=timezone.utc)
-    round_ids = sorted(set(kept.column("round_id").to_pylist()))
-    random.Random(1).shuffle(round_ids)
     rounds = [{"round_id": r, "source": "gerrit", "host": "h", "project": "p", "change": "1", "round": 1,
                "created": start + timedelta(days=k)} for k, r in enumerate(round_ids)]
-    rounds_path = write_table(pa.Table.from_pylist(rounds, schema=ROUNDS_SCHEMA), tmp_path / "rounds.parquet",
-                              ROUNDS_SCHEMA)
+    write_table(pa.Table.from_pylist(rounds, schema=ROUNDS_SCHEMA), path, ROUNDS_SCHEMA)
+    return {r["round_id"]: r["created"] for r in rounds}
+
+
+def test_time_split_orders_rounds(tmp_path, filtered):
+    kept = pq.read_table(filtered)
+    round_ids = sorted(set(kept.column("round_id").to_pylist()))
+    random.Random(1).shuffle(round_ids)
+    rounds_path = tmp_path / "rounds.parquet"
+    when = _rounds_in_order(round_ids, rounds_path)
     split_dataset(filtered, tmp_path / "out", SplitOptions(strategy="time", rounds=rounds_path))
-    when = {r["round_id"]: r["created"] for r in rounds}
     splits = _read_splits(tmp_path / "out")
     assert_no_near_duplicate_across_splits(splits)
     times = {name: [when[r["round_id"]] for r in rows] for name, rows in splits.items()}
     assert max(times["train"]) < min(times["eval"]) and max(times["eval"]) < min(times["test"])
     with pytest.raises(InputError, match="rounds.parquet"):
         split_dataset(filtered, tmp_path / "x", SplitOptions(strategy="time"))
+
+
+@pytest.mark.parametrize("given_clusters", [False, True])
+def test_no_pair_at_the_threshold_straddles_splits(tmp_path, given_clusters):
+    """2,000 planted pairs at set and multiset Jaccard 0.9-0.91, each with one row in the first third of the
+    time order (train) and one in the last two thirds (eval, test), between unrelated rows: every pair
+    straddles unless the split finds it. Raw rows: the old split clustered them with MinHash LSH, which
+    missed a few pairs. Rows with clusters that say nothing (each row alone, as from a clusterer that missed
+    them): the old split trusted them."""
+    planted = threshold_pairs(2000, seed=5)
+    unrelated = threshold_pairs(2000, seed=6)  # only their first documents: no two are near-duplicates
+
+    def row(doc: list[str]) -> dict:  # m_s: the first 5 tokens (shared within a pair), m_r: the rest
+        return candidate(kind="pair", m_s_abstract=" ".join(doc[:5]), m_r_abstract=" ".join(doc[5:]))
+    firsts = [row(first) for first, _ in planted]
+    later = [r for (_, second), (other, _) in zip(planted, unrelated) for r in (row(second), row(other))]
+    table = table_of(firsts + later)
+    if given_clusters:
+        table = table.add_column(0, "id", table.column("change")).add_column(1, "cluster_id", table.column("change"))
+    rounds_path = tmp_path / "rounds.parquet"
+    _rounds_in_order([r["round_id"] for r in firsts + later], rounds_path)
+    summary = split_dataset(table, tmp_path / "out",
+                            SplitOptions(strategy="time", rounds=rounds_path, fractions=(1 / 3, 1 / 3, 1 / 3)))
+    splits = _read_splits(tmp_path / "out")
+    assert_no_near_duplicate_across_splits(splits)
+    assert summary["dropped"] == {"cross_split_near_duplicate": 2000}  # every second of a pair: after train
+    assert len(splits["train"]) == 2000 and len(splits["eval"]) + len(splits["test"]) == 2000
 
 
 def test_split_options_are_validated():
@@ -205,3 +238,57 @@ def test_export_is_byte_identical_for_the_same_splits(tmp_path, filtered):
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
     assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
+
+
+def test_failed_split_leaves_the_previous_output_untouched(tmp_path, filtered, monkeypatch):
+    out = tmp_path / "splits"
+    split_dataset(filtered, out, SplitOptions(seed=1))
+    before = _bytes(out)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr("revmine.dataset.split.write_json", fail)  # after train/eval/test/dropped are written
+    with pytest.raises(RuntimeError, match="disk full"):
+        split_dataset(filtered, out, SplitOptions(seed=2))
+    assert _bytes(out) == before  # not train of seed 2 beside test of seed 1
+    assert [p.name for p in tmp_path.iterdir()] == ["splits"]  # no staging directory left behind
+
+
+def test_output_directory_with_other_files_is_refused(tmp_path, filtered):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="notes.txt"):  # replacing the directory would delete them
+        split_dataset(filtered, mine)
+    split_dataset(filtered, tmp_path / "splits")
+    with pytest.raises(InputError, match="notes.txt"):
+        export_dataset(tmp_path / "splits", mine)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def _files(out: Path) -> list[str]:
+    return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+
+
+def _card_data_files(card: str) -> list[str]:
+    return [line.split("path: ", 1)[1] for line in card.split("\n---\n")[0].splitlines() if "path: " in line]
+
+
+def test_second_export_with_fewer_formats_leaves_no_stale_files(tmp_path, filtered):
+    split_dataset(filtered, tmp_path / "splits")
+    out = tmp_path / "export"
+    export_dataset(tmp_path / "splits", out)
+    assert {f.split("/")[0] for f in _files(out)} == {"README.md", "data", "opennmt", "jsonl"}
+
+    summary = export_dataset(tmp_path / "splits", out, ExportOptions(formats=("jsonl",)))
+    assert _files(out) == sorted(summary["files"])
+    assert {f.split("/")[0] for f in _files(out)} == {"README.md", "jsonl"}
+    card = (out / "README.md").read_text()
+    paths = _card_data_files(card)
+    assert len(paths) == 6 and all(p.startswith("jsonl/") and (out / p).is_file() for p in paths)
+    assert "opennmt/" not in card and "data/" not in card
+
+    export_dataset(tmp_path / "splits", out, ExportOptions(formats=("opennmt",)))
+    card = (out / "README.md").read_text()
+    assert _card_data_files(card) == [] and "configs:" not in card and "load_dataset" not in card
+    assert {f.split("/")[0] for f in _files(out)} == {"README.md", "opennmt"}

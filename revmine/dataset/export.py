@@ -1,6 +1,7 @@
 """``revmine export``: the splits -> the formats people train with, and a dataset card.
 
-Output directory (every file written atomically; the same splits give byte-identical files)::
+Output directory (written into a staged directory that replaces it whole, :mod:`.staging`, so no file of
+an earlier export survives; the same splits give byte-identical files)::
 
     README.md                                      dataset card: YAML header (configs, splits) + documentation
     data/triplets/{train,validation,test}-00000-of-00001.parquet   Hugging Face layout, one config per kind
@@ -9,10 +10,12 @@ Output directory (every file written atomically; the same splits give byte-ident
     opennmt/pairs/{src,tgt}-{train,eval,test}.txt
     jsonl/{triplets,pairs}/{train,eval,test}.jsonl
 
-The Hugging Face files are named as the Hub's own ``push_to_hub`` names them (``config/split-00000-of-00001``)
-under ``data/``, and the card's ``configs`` header maps them, so ``datasets.load_dataset(DIR, "pairs")``
-works on the directory or on a Hub repository made from it. The Hub calls the eval split ``validation``;
-the other formats keep the dataset's names (train/eval/test), as the replication package does.
+Only the formats asked for are written, and the card describes what was written: its ``configs`` header maps
+the Parquet files, or the JSON Lines files when no Parquet was written (``datasets`` reads both), and is left
+out when neither was. The Hugging Face files are named as the Hub's own ``push_to_hub`` names them
+(``config/split-00000-of-00001``) under ``data/``, so ``datasets.load_dataset(DIR, "pairs")`` works on the
+directory or on a Hub repository made from it. The Hub calls the eval split ``validation``; the other
+formats keep the dataset's names (train/eval/test), as the replication package does.
 
 OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line i of every file of a split
 is example i; ``src`` is the abstracted m_s, ``tgt`` the abstracted m_r and, for triplets, ``src1`` the
@@ -32,16 +35,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..filters.dataset import KINDS, PAIR, TRIPLET, report_markdown
+from ..filters.report import report_markdown
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
 from ..store import atomic_path, read_table, write_table, write_text
+from .rows import KINDS, PAIR, TRIPLET
 from .split import SPLITS, SUMMARY_FILE
+from .staging import staged_directory
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
 
 FORMATS = ("parquet", "opennmt", "jsonl")
 HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
 CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
+CARD_FILE = "README.md"
+#: Top-level entries an export writes: the only ones an existing output directory may hold.
+OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl")
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
 #: OpenNMT files per kind: file prefix -> column (the replication package's names).
 OPENNMT_FILES = {
@@ -120,30 +128,41 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
         raise InputError(splits_dir, "the splits have no rows: nothing to export")
     parts = {(kind, name): table.filter(pc.equal(table.column("kind"), kind))
              for kind in kinds for name, table in splits.items()}
-    files: list[Path] = []
-    for (kind, name), part in parts.items():
-        config = CONFIGS[kind]
-        if "parquet" in options.formats:
-            files.append(write_table(part, out_dir / _hf_path(config, name), DATASET_SCHEMA))
-        if "opennmt" in options.formats:
-            for prefix, column in OPENNMT_FILES[kind].items():
-                lines = (_one_line(text) for text in part.column(column).to_pylist())
-                files.append(_write_lines(out_dir / "opennmt" / config / f"{prefix}-{name}.txt", lines))
-        if "jsonl" in options.formats:
-            lines = (_json_line(row) for row in part.to_pylist())
-            files.append(_write_lines(out_dir / "jsonl" / config / f"{name}.jsonl", lines))
     sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
     report = None if options.filter_report is None else read_table(
         options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
     split_summary = splits_dir / SUMMARY_FILE
     how_split = json.loads(split_summary.read_text(encoding="utf-8")) if split_summary.is_file() else None
-    card = dataset_card(splits, kinds, sizes, options, report, how_split)
-    files.append(write_text(out_dir / "README.md", card))
-    return {"sizes": sizes, "files": [str(f.relative_to(out_dir)) for f in files], "card": str(out_dir / "README.md")}
+    formats = tuple(f for f in FORMATS if f in options.formats)
+    files: list[str] = []
+    with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
+        for (kind, name), part in parts.items():
+            files += _write_part(staging, CONFIGS[kind], kind, name, part, formats)
+        write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats))
+        files.append(CARD_FILE)
+    return {"sizes": sizes, "files": files, "card": str(out_dir / CARD_FILE)}
 
 
-def _hf_path(config: str, split: str) -> str:
-    return f"data/{config}/{HF_SPLITS[split]}-00000-of-00001.parquet"
+def _write_part(out: Path, config: str, kind: str, name: str, part: pa.Table, formats: tuple[str, ...]) -> list[str]:
+    """Write one (kind, split) in every format; return the files' paths relative to ``out``."""
+    written: list[Path] = []
+    if "parquet" in formats:
+        written.append(write_table(part, out / _data_file("parquet", config, name), DATASET_SCHEMA))
+    if "opennmt" in formats:
+        for prefix, column in OPENNMT_FILES[kind].items():
+            lines = (_one_line(text) for text in part.column(column).to_pylist())
+            written.append(_write_lines(out / "opennmt" / config / f"{prefix}-{name}.txt", lines))
+    if "jsonl" in formats:
+        lines = (_json_line(row) for row in part.to_pylist())
+        written.append(_write_lines(out / _data_file("jsonl", config, name), lines))
+    return [str(path.relative_to(out)) for path in written]
+
+
+def _data_file(fmt: str, config: str, split: str) -> str:
+    """Where the Parquet (Hugging Face layout) or JSON Lines file of one config and split goes."""
+    if fmt == "parquet":
+        return f"data/{config}/{HF_SPLITS[split]}-00000-of-00001.parquet"
+    return f"jsonl/{config}/{split}.jsonl"
 
 
 def _one_line(text: str | None) -> str:
@@ -172,16 +191,21 @@ def _size_category(n: int) -> str:
 
 
 def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str, dict[str, int]],
-                 options: ExportOptions, report: pa.Table | None, how_split: dict | None) -> str:
-    """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, loading."""
+                 options: ExportOptions, report: pa.Table | None, how_split: dict | None,
+                 formats: tuple[str, ...]) -> str:
+    """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, the files
+    in ``formats`` (those written) and how to load them."""
     total = sum(t.num_rows for t in splits.values())
     header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
               "tags:", "- code-review", "- code-refinement", "- java", "task_categories:",
-              "- text2text-generation", "size_categories:", f"- {_size_category(total)}", "configs:"]
-    for k, kind in enumerate(kinds):
-        header += [f"- config_name: {CONFIGS[kind]}", *(["  default: true"] if k == 0 else []), "  data_files:"]
-        for name in SPLITS:
-            header += [f"  - split: {HF_SPLITS[name]}", f"    path: {_hf_path(CONFIGS[kind], name)}"]
+              "- text2text-generation", "size_categories:", f"- {_size_category(total)}"]
+    loadable = next((f for f in ("parquet", "jsonl") if f in formats), None)  # what `datasets` is pointed at
+    if loadable is not None:
+        header.append("configs:")
+        for k, kind in enumerate(kinds):
+            header += [f"- config_name: {CONFIGS[kind]}", *(["  default: true"] if k == 0 else []), "  data_files:"]
+            for name in SPLITS:
+                header += [f"  - split: {HF_SPLITS[name]}", f"    path: {_data_file(loadable, CONFIGS[kind], name)}"]
     header.append("---")
 
     body = [f"# {options.name}", "",
@@ -200,25 +224,42 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
     else:
         body += ["## Filter report", "", "No filter report was given to the export.", ""]
     body += _splits_section(how_split)
-    body += ["## Schema", "", "Every Parquet and JSON Lines file has these columns:", "",
+    body += ["## Schema", "", "Each row has these columns (all of them in the Parquet and JSON Lines files):", "",
              "| column | type | description |", "|---|---|---|"]
     body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
-    first = CONFIGS[kinds[0]] if kinds else "triplets"
-    body += ["", "## Files", "", "- `data/<config>/<split>-00000-of-00001.parquet`: the Hugging Face layout above.",
-             "- `opennmt/triplets/{src,src1,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one example "
-             "per line, abstracted (src: m_s, src1: comment, tgt: m_r), as in the 2021 replication package; "
-             "splits named train, eval, test.",
-             "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column.", "",
-             "## How to load", "", "```python", "from datasets import load_dataset", "",
-             f'ds = load_dataset("path/to/this/directory", "{first}")  # or the Hub repository id',
-             'print(ds["train"][0]["m_s_abstract"])', "```", "", "Without `datasets`:", "", "```python",
-             "import pyarrow.dataset as pads", "",
-             f'train = pads.dataset("data/{first}/train-00000-of-00001.parquet").to_table()', "```", "",
+    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats), "", *_how_to_load(CONFIGS[kinds[0]], loadable),
              "## Licence", "", options.licence, "", "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
              "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
              "thresholds of Project CodeNet (Puri et al., NeurIPS Datasets and Benchmarks 2021).", ""]
     return "\n".join(header) + "\n\n" + "\n".join(body)
+
+
+_FILE_DOCS = {
+    "parquet": "- `data/<config>/<split>-00000-of-00001.parquet`: the Hugging Face layout (splits train, validation, "
+               "test).",
+    "opennmt": "- `opennmt/triplets/{src,src1,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one example "
+               "per line, abstracted (src: m_s, src1: comment, tgt: m_r), as in the 2021 replication package; "
+               "splits named train, eval, test.",
+    "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval, "
+             "test.",
+}
+
+
+def _how_to_load(config: str, loadable: str | None) -> list[str]:
+    if loadable is None:
+        return ["## How to load", "", "Line i of every OpenNMT file of a split is example i: read them side by side "
+                "(OpenNMT-py's `src`/`tgt` options take them as they are).", ""]
+    lines = ["## How to load", "", "```python", "from datasets import load_dataset", "",
+             f'ds = load_dataset("path/to/this/directory", "{config}")  # or the Hub repository id',
+             'print(ds["train"][0]["m_s_abstract"])', "```", "", "Without `datasets`:", "", "```python"]
+    if loadable == "parquet":
+        lines += ["import pyarrow.dataset as pads", "",
+                  f'train = pads.dataset("{_data_file("parquet", config, "train")}").to_table()']
+    else:
+        lines += ["import pandas as pd", "",
+                  f'train = pd.read_json("{_data_file("jsonl", config, "train")}", lines=True)']
+    return lines + ["```", ""]
 
 
 def _sources(splits: dict[str, pa.Table]) -> list[str]:

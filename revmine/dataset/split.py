@@ -19,7 +19,12 @@ others are dropped as ``near_duplicate`` (nothing, when the filter step already 
 ``dropped.parquet`` with the reason, a summary to ``split.json``.
 
 The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
-work too: ids and clusters are then computed here.
+work too (ids are then computed here). Either way the split does not take the clusters on trust: it runs
+the exact near-duplicate join (:mod:`revmine.filters.duplicates`) over its rows and merges what it finds
+with the given clusters, so no near-duplicate pair can straddle two splits whatever produced the input (an
+older revmine clustered with MinHash LSH, which missed a few pairs). Merged clusters keep the smallest given
+cluster id. The five files are written into a staged directory that replaces ``out_dir`` whole
+(:mod:`.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
 """
 
 from __future__ import annotations
@@ -34,14 +39,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..filters.dataset import (
-    CANDIDATES_TAG, CandidateRows, FilterOptions, dropped_rows, load_candidates, near_duplicate, with_ids,
-)
-from ..filters.duplicates import NearDuplicateConfig
+from ..filters.duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
 from ..schema import (
     DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
 )
 from ..store import read_table, write_json, write_table
+from .rows import (
+    CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
+    load_candidates, with_ids,
+)
+from .staging import staged_directory
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
@@ -53,14 +60,14 @@ SUMMARY_FILE = "split.json"
 
 @dataclass(frozen=True)
 class SplitOptions:
-    """How to split; ``near_duplicates`` and ``duplicate_fields`` only matter for input without clusters."""
+    """How to split; ``near_duplicates`` and ``duplicate_fields`` say what the split's own join compares."""
 
     strategy: str = "random"
     fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
     seed: int = 0
     rounds: str | Path | None = None  # rounds.parquet: the times of the ``time`` strategy
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
-    duplicate_fields: tuple[str, ...] = FilterOptions.duplicate_fields
+    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -76,15 +83,9 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     table, path = load_candidates(dataset, accept=(f"{FILTERED_NAME}/{FILTERED_VERSION}", CANDIDATES_TAG))
     table = with_ids(table, path)
     rows = CandidateRows(table)
-    if "cluster_id" in table.column_names:
-        cluster = rows.col("cluster_id")
-        if None in cluster:
-            row = cluster.index(None)
-            raise InputError(path, f"row {row}: no cluster id", line=row, field="cluster_id")
-    else:
-        dedup = FilterOptions(near_duplicates=options.near_duplicates, duplicate_fields=options.duplicate_fields)
-        cluster = near_duplicate(rows, np.arange(len(rows)), dedup).cluster_id
-        table = table.append_column("cluster_id", pa.array(cluster, pa.string()))
+    cluster = _clusters(rows, options, path)
+    table = table.drop_columns([n for n in ("cluster_id",) if n in table.column_names]).append_column(
+        "cluster_id", pa.array(cluster, pa.string()))
     natural = _natural_splits(rows, cluster, options, path)
 
     # A cluster lives in the first split one of its members falls in; the others are dropped there.
@@ -92,37 +93,58 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     for c, s in zip(cluster, natural):
         home[c] = min(home.get(c, s), s)
     ids, kinds = rows.col("id"), rows.col("kind")
-    keeper: dict[tuple[str, str], int] = {}
+    order = sorted(range(len(rows)), key=lambda i: (kinds[i], ids[i]))  # output order: input order is irrelevant
+    at_home = [i for i in order if natural[i] == home[cluster[i]]]
+    keeper = keep_one_per_cluster(at_home, cluster, kinds, ids)
     drops: dict[str, tuple[list[int], list[str]]] = defaultdict(lambda: ([], []))
     members: list[list[int]] = [[] for _ in SPLITS]
-    for i in sorted(range(len(rows)), key=lambda i: (kinds[i], ids[i])):
-        c, s = cluster[i], natural[i]
-        if s != home[c]:
+    for i in order:
+        c = cluster[i]
+        if i not in keeper:
             _note(drops, "cross_split_near_duplicate", i, f"its cluster {c} is in {SPLITS[home[c]]}")
-        elif keeper.setdefault((c, kinds[i]), i) != i:
-            _note(drops, "near_duplicate", i, f"near-duplicate of {ids[keeper[(c, kinds[i])]]}")
+        elif keeper[i] != i:
+            _note(drops, "near_duplicate", i, f"near-duplicate of {ids[keeper[i]]}")
         else:
-            members[s].append(i)
+            members[natural[i]].append(i)
 
     out_dir = Path(out_dir)
     full = table.append_column("split", pa.array([SPLITS[s] for s in natural], pa.string()))
     sizes: dict[str, dict[str, int]] = {}
-    for s, name in enumerate(SPLITS):
-        part = full.take(pa.array(members[s], pa.int64()))
-        write_table(part, out_dir / f"{name}.parquet", DATASET_SCHEMA)
-        sizes[name] = dict(sorted(Counter(part.column("kind").to_pylist()).items()))
     dropped = [dropped_rows(table, rows_, name, details, [cluster[i] for i in rows_])
                for name, (rows_, details) in sorted(drops.items())]
-    write_table(pa.concat_tables(dropped) if dropped else FILTER_DROPPED_SCHEMA.empty_table(),
-                out_dir / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
     summary = {
         "strategy": options.strategy, "seed": options.seed, "fractions": list(options.fractions),
         "rows": len(rows), "clusters": len(home), "sizes": sizes,
         "dropped": {name: len(rows_) for name, (rows_, _) in sorted(drops.items())},
     }
-    write_json(out_dir / SUMMARY_FILE, summary)
+    with staged_directory(out_dir, (*(f"{name}.parquet" for name in SPLITS), DROPPED_FILE, SUMMARY_FILE)) as staging:
+        for s, name in enumerate(SPLITS):
+            part = full.take(pa.array(members[s], pa.int64()))
+            write_table(part, staging / f"{name}.parquet", DATASET_SCHEMA)
+            sizes[name] = dict(sorted(Counter(part.column("kind").to_pylist()).items()))
+        write_table(pa.concat_tables(dropped) if dropped else FILTER_DROPPED_SCHEMA.empty_table(),
+                    staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+        write_json(staging / SUMMARY_FILE, summary)
     return {**summary, "paths": {name: str(out_dir / f"{name}.parquet") for name in SPLITS},
             "dropped_path": str(out_dir / DROPPED_FILE), "summary_path": str(out_dir / SUMMARY_FILE)}
+
+
+def _clusters(rows: CandidateRows, options: SplitOptions, path: Path | None) -> list[str]:
+    """Each row's cluster: the given clusters (or each row alone) merged with the near-duplicate pairs the
+    exact join finds among the rows; a merged cluster is named by its smallest given cluster id."""
+    given = rows.col("cluster_id") if "cluster_id" in rows.table.column_names else rows.col("id")
+    if None in given:
+        row = given.index(None) + 1
+        raise InputError(path, f"row {row}: no cluster id", line=row, field="cluster_id")
+    union = UnionFind(len(rows))
+    first: dict[str, int] = {}
+    for i, c in enumerate(given):
+        union.union(first.setdefault(c, i), i)
+    everything = range(len(rows))
+    labels = near_duplicate_clusters(rows.bags(everything, options.duplicate_fields), options.near_duplicates).labels
+    for i, label in enumerate(labels.tolist()):
+        union.union(label, i)
+    return cluster_names(union.labels().tolist(), given)
 
 
 def _note(drops: dict[str, tuple[list[int], list[str]]], name: str, row: int, detail: str) -> None:

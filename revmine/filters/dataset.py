@@ -19,23 +19,22 @@ filter               applies  removes
 ``near_duplicate``   both     same near-duplicate cluster and kind as a row with a smaller id
 ==================== ======== ===========================================================================
 
-Comments that never became candidates are in the preprocess stage's ``dropped.parquet``; when it is given
-(or found beside the candidates) they are counted too, under ``author_comment``, ``not_linked`` or
-``unprocessable``, so the report starts from every reviewer comment, like the paper's table. They are not
-copied to this stage's ``dropped.parquet``: the preprocess one already lists them.
+The report (:mod:`.report`) also counts the comments the preprocess stage dropped, when its
+``dropped.parquet`` is given or found beside the candidates; they are not copied to this stage's
+``dropped.parquet``: the preprocess one already lists them.
 
-Near-duplicates (:mod:`.duplicates`) are clustered over both kinds at once, on the abstracted m_s and m_r
-by default. Within a cluster one row per kind is kept, and the cluster's id goes with it to the split, so
-a pair and a triplet made from the same change always land in the same split.
+Near-duplicates (:mod:`.duplicates`, an exact join) are clustered over both kinds at once, on the abstracted
+m_s and m_r by default. Within a cluster one row per kind is kept, and the cluster's id goes with it to the
+split, so a pair and a triplet made from the same change always land in the same split.
 
-Each row gets a stable ``id`` (:func:`stable_id`, a hash of its provenance) so that the dataset can be traced
-back to the review, and so that every choice made here (which duplicate is kept) does not depend on row
-order. The whole candidate table is held in memory, tokenised once.
+Each row gets a stable ``id`` (:func:`revmine.dataset.rows.stable_id`, a hash of its provenance) so that the
+dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
+not depend on row order. The whole candidate table is held in memory, tokenised once. The four output files
+are written into a staged directory that replaces ``out_dir`` whole (:mod:`revmine.dataset.staging`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -44,20 +43,22 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..schema import (
-    CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, DROPPED_NAME, DROPPED_VERSION, FILTER_DROPPED_SCHEMA,
-    FILTER_REPORT_SCHEMA, FILTERED_SCHEMA, DropReason, schema_id,
+from ..dataset.rows import (
+    DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
+    load_candidates, with_ids,
 )
-from ..store import read_table, write_table, write_text
+from ..dataset.staging import staged_directory
+from ..errors import InputError
+from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
+from ..store import write_table, write_text
 from .duplicates import NearDuplicateConfig, near_duplicate_clusters
+from .report import build_report, preprocess_comments, report_markdown
 
 __all__ = [
-    "FILTERS", "FilterOptions", "Removal", "author_comment", "dropped_rows", "exact_duplicate", "filter_candidates",
-    "load_candidates", "multiple_comments", "near_duplicate", "new_identifiers", "noise", "not_linked",
-    "report_markdown", "stable_id", "too_long", "unchanged",
+    "FILTERS", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
+    "multiple_comments", "near_duplicate", "new_identifiers", "noise", "not_linked", "report_markdown", "too_long",
+    "unchanged",
 ]
 
 KEPT_FILE = "kept.parquet"
@@ -65,19 +66,8 @@ DROPPED_FILE = "dropped.parquet"
 REPORT_FILE = "filter_report.parquet"
 REPORT_MARKDOWN = "filter_report.md"
 
-TRIPLET, PAIR = "triplet", "pair"
-KINDS = (TRIPLET, PAIR)
-CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
-
 #: The abstract ids of :mod:`revmine.preprocess.abstraction` (identifiers and literals, numbered per pair).
 ABSTRACT_ID = re.compile(r"(?:TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_\d+")
-
-#: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
-_NOT_LINKED_REASONS = frozenset({
-    DropReason.FILE_COMMENT, DropReason.WRONG_SIDE, DropReason.LINE_OUT_OF_RANGE, DropReason.OUTSIDE_METHOD,
-    DropReason.PARTLY_OUTSIDE_METHOD, DropReason.SPANS_METHODS, DropReason.METHOD_DELETED,
-    DropReason.NO_CONTENT_BEFORE,
-})
 
 IsNoise = Callable[[Sequence[str]], np.ndarray]
 
@@ -89,7 +79,7 @@ class FilterOptions:
     max_tokens: int = 100
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
-    duplicate_fields: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")
+    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
     #: ``is_noise(raw comments) -> bool array``; None: the keyword rules or the classifier say noise
     is_noise: IsNoise | None = None
     noise_model: str | Path | None = None  # a model saved by ``revmine classifier train``
@@ -114,28 +104,6 @@ class Removal:
     drop: np.ndarray
     detail: list[str | None]
     cluster_id: list[str] | None = None
-
-
-class CandidateRows:
-    """The candidate table as Python columns, each converted (and tokenised) once and shared by the filters."""
-
-    def __init__(self, table: pa.Table):
-        self.table = table
-        self._columns: dict[str, list[Any]] = {}
-        self._tokens: dict[str, list[list[str]]] = {}
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def col(self, name: str) -> list[Any]:
-        if name not in self._columns:
-            self._columns[name] = self.table.column(name).to_pylist()
-        return self._columns[name]
-
-    def tokens(self, name: str) -> list[list[str]]:
-        if name not in self._tokens:
-            self._tokens[name] = [(text or "").split() for text in self.col(name)]
-        return self._tokens[name]
 
 
 FilterFn = Callable[[CandidateRows, np.ndarray, FilterOptions], Removal]
@@ -266,23 +234,12 @@ def exact_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptio
 
 def near_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
     """Cluster near-duplicates over both kinds; keep the smallest id of each (cluster, kind)."""
-    kind, ids = rows.col("kind"), rows.col("id")
-    field_tokens = [rows.tokens(name) for name in options.duplicate_fields]
-    docs = [[f"{f}\x1f{t}" for f, tokens in enumerate(field_tokens) for t in tokens[i]] for i in alive]
-    labels = near_duplicate_clusters(docs, options.near_duplicates).labels
-    members: dict[int, list[int]] = defaultdict(list)
-    for position, label in enumerate(labels.tolist()):
-        members[label].append(int(alive[position]))
-    cluster_of: dict[int, str] = {}
-    keeper: dict[tuple[str, str], int] = {}
-    for group in members.values():
-        cluster = min(ids[i] for i in group)
-        for i in sorted(group, key=ids.__getitem__):
-            cluster_of[i] = cluster
-            keeper.setdefault((cluster, kind[i]), i)
-    removal = _removal(alive, lambda i: None if keeper[(cluster_of[i], kind[i])] == i
-                       else f"near-duplicate of {ids[keeper[(cluster_of[i], kind[i])]]}")
-    removal.cluster_id = [cluster_of[int(i)] for i in alive]
+    ids, positions = rows.col("id"), alive.tolist()
+    labels = near_duplicate_clusters(rows.bags(positions, options.duplicate_fields), options.near_duplicates).labels
+    cluster = dict(zip(positions, cluster_names(labels.tolist(), [ids[i] for i in positions])))
+    keeper = keep_one_per_cluster(positions, cluster, rows.col("kind"), ids)
+    removal = _removal(alive, lambda i: None if keeper[i] == i else f"near-duplicate of {ids[keeper[i]]}")
+    removal.cluster_id = [cluster[i] for i in positions]
     return removal
 
 
@@ -299,71 +256,6 @@ FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
     ("near_duplicate", near_duplicate, KINDS),
 )
 FILTER_NAMES = tuple(name for name, _, _ in FILTERS)
-#: Report steps: the filters, with the preprocess-only ``unprocessable`` after ``not_linked``.
-REPORT_STEPS = ("input", "author_comment", "not_linked", "unprocessable", *FILTER_NAMES[2:])
-_TRIPLET_ONLY = frozenset({name for name, _, kinds in FILTERS if kinds == (TRIPLET,)} | {"unprocessable"})
-
-_DESCRIPTIONS: dict[str, str | dict[str, str]] = {
-    "input": {TRIPLET: "reviewer comments (candidates and comments the preprocess stage dropped)",
-              PAIR: "methods changed in a review round"},
-    "author_comment": "comment written by the change's author",
-    "not_linked": "comment not linked to a method",
-    "unprocessable": "file or method the preprocess stage could not process",
-    "unchanged": "m_s equal to m_r after abstraction",
-    "too_long": "m_s or m_r longer than the token limit",
-    "new_identifiers": "m_r introduces identifiers or literals absent from m_s",
-    "multiple_comments": "more than one comment on m_s",
-    "noise": "comment asks for no code change",
-    "exact_duplicate": "exact duplicate",
-    "near_duplicate": "near-duplicate (CodeNet criterion)",
-}
-
-
-def stable_id(kind: str, round_id: str, path: str | None, comment_id: str | None, signature: str,
-              start_line_before: int) -> str:
-    """A row's id: a hash of where it comes from (round, file, comment, method), the same in every run."""
-    parts = (kind, round_id, path or "", comment_id or "", signature, str(start_line_before))
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
-
-
-def with_ids(table: pa.Table, origin: str | Path | None = None) -> pa.Table:
-    """``table`` with an ``id`` column first (computed from provenance when absent); ids must be unique."""
-    if "id" not in table.column_names:
-        columns = [table.column(n).to_pylist() for n in
-                   ("kind", "round_id", "path", "comment_id", "signature", "start_line_before")]
-        table = table.add_column(0, "id", pa.array([stable_id(*values) for values in zip(*columns)], pa.string()))
-    ids = table.column("id").to_pylist()
-    seen: dict[str, int] = {}
-    for row, value in enumerate(ids):
-        if value in seen:
-            raise InputError(origin, f"rows {seen[value]} and {row} have the same provenance (id {value}); "
-                                     "a candidate is listed twice", field="id")
-        seen[value] = row
-    return table
-
-
-def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CANDIDATES_TAG,)
-                    ) -> tuple[pa.Table, Path | None]:
-    """Read and check a table of candidates (a path or an in-memory table) whose schema tag is one of
-    ``accept``; returns it (with its ``id`` and ``cluster_id`` columns, if any) and its path."""
-    path = None if isinstance(source, pa.Table) else Path(source)
-    table = source if isinstance(source, pa.Table) else read_table(path)
-    found = schema_id(table.schema)
-    if path is not None and found is not None and found not in accept:
-        raise InputError(path, f"expected a {' or '.join(accept)} file, found {found}")
-    for name in CANDIDATES_SCHEMA.names:
-        if name not in table.column_names:
-            raise InputError(path, "missing column of the candidates schema", field=name)
-    for f in CANDIDATES_SCHEMA:
-        if not f.nullable and table.column(f.name).null_count:
-            row = pc.index(pc.is_null(table.column(f.name)), True).as_py()
-            raise InputError(path, f"row {row}: empty value in a required column", line=row, field=f.name)
-    kinds = table.column("kind").to_pylist()
-    bad = next((row for row, value in enumerate(kinds) if value not in KINDS), None)
-    if bad is not None:
-        raise InputError(path, f"row {bad}: kind {kinds[bad]!r} is not one of {KINDS}", line=bad, field="kind")
-    extra = [n for n in ("id", "cluster_id") if n in table.column_names]  # given by the caller or a stage
-    return table.select([*extra, *CANDIDATES_SCHEMA.names]), path
 
 
 def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
@@ -402,12 +294,13 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     kept = table.take(pa.array(alive, pa.int64())).append_column(
         "cluster_id", pa.array([cluster_ids[i] for i in alive.tolist()], pa.string()))
     dropped = pa.concat_tables(dropped_parts) if dropped_parts else FILTER_DROPPED_SCHEMA.empty_table()
-    report = _report(table, removed, ran, _preprocess_dropped(options, path))
-    markdown = report_markdown(report)
-    write_table(kept, out_dir / KEPT_FILE, FILTERED_SCHEMA)
-    write_table(dropped, out_dir / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
-    write_table(report, out_dir / REPORT_FILE, FILTER_REPORT_SCHEMA)
-    write_text(out_dir / REPORT_MARKDOWN, markdown)
+    report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS],
+                          preprocess_comments(options.preprocess_dropped, path))
+    with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
+        write_table(kept, staging / KEPT_FILE, FILTERED_SCHEMA)
+        write_table(dropped, staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+        write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA)
+        write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
     for (kind, name, _), n in sorted(removed.items()):
         by_filter[kind][name] = by_filter[kind].get(name, 0) + n
@@ -421,89 +314,3 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         "report_path": str(out_dir / REPORT_FILE),
         "report_markdown_path": str(out_dir / REPORT_MARKDOWN),
     }
-
-
-def dropped_rows(table: pa.Table, rows: list[int], name: str, details: list[str | None],
-                 clusters: list[str] | None = None) -> pa.Table:
-    """Rows of ``table`` (with an ``id`` column) as dropped rows of filter ``name``, in the dropped schema."""
-    part = table.drop_columns([n for n in ("cluster_id", "split") if n in table.column_names]).take(
-        pa.array(rows, pa.int64()))
-    part = part.append_column("filter", pa.array([name] * len(rows), pa.string()))
-    part = part.append_column("detail", pa.array(details, pa.string()))
-    part = part.append_column("cluster_id", pa.array(clusters or [None] * len(rows), pa.string()))
-    return part.select(FILTER_DROPPED_SCHEMA.names).cast(FILTER_DROPPED_SCHEMA)
-
-
-def _preprocess_dropped(options: FilterOptions, candidates_path: Path | None) -> pa.Table | None:
-    """The preprocess stage's dropped comments (given, or found beside the candidates), or None."""
-    path = options.preprocess_dropped
-    if path is None:
-        if candidates_path is None or not (candidates_path.parent / DROPPED_FILE).is_file():
-            return None
-        path = candidates_path.parent / DROPPED_FILE
-    table = read_table(path, expect=f"{DROPPED_NAME}/{DROPPED_VERSION}",
-                       columns=["kind", "reason", "source", "comment_is_owner"])
-    return table.filter(pc.equal(table.column("kind"), "comment"))
-
-
-def _report(table: pa.Table, removed: Counter, ran: set[str], preprocess: pa.Table | None) -> pa.Table:
-    """The long-form Filters table: per kind, step and source (and "all"), removed and remaining."""
-    counts: Counter[tuple[str, str, str]] = Counter(removed)
-    inputs: Counter[tuple[str, str]] = Counter(zip(table.column("kind").to_pylist(), table.column("source").to_pylist()))
-    if preprocess is not None:
-        for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
-                                           for n in ("reason", "source", "comment_is_owner"))):
-            step = "author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable"
-            counts[(TRIPLET, step, source)] += 1
-            inputs[(TRIPLET, source)] += 1
-        ran = ran | {"author_comment", "not_linked", "unprocessable"}  # counted from the preprocess file
-    sources = sorted({source for _, source in inputs})
-    records = []
-    for kind in KINDS:
-        for source in [*sources, "all"]:
-            remaining = sum(n for (k, s), n in inputs.items() if k == kind and source in (s, "all"))
-            for step, name in enumerate(REPORT_STEPS):
-                if kind == PAIR and name in _TRIPLET_ONLY:
-                    continue
-                n = 0 if name == "input" else sum(
-                    c for (k, f, s), c in counts.items() if k == kind and f == name and source in (s, "all"))
-                remaining -= n
-                records.append({"kind": kind, "step": step, "filter": name, "source": source,
-                                "removed": n, "remaining": remaining, "ran": name in ran})
-    return pa.Table.from_pylist(records, schema=FILTER_REPORT_SCHEMA)
-
-
-def _cell(row: dict[str, Any]) -> str:
-    if row["filter"] == "input":
-        return f"{row['remaining']:,}"
-    if not row["ran"]:  # unprocessable: counted only from the preprocess stage's file, when given
-        return "n/a" if row["filter"] == "unprocessable" else "skipped"
-    return f"-{row['removed']:,}" if row["removed"] else "0"
-
-
-def report_markdown(report: pa.Table, level: int = 1) -> str:
-    """The report as the paper's "Filters" table: one Markdown table per kind, a column per source, under
-    a heading of ``level`` (the dataset card nests it)."""
-    rows = report.to_pylist()
-    lines = [f"{'#' * level} Filter report", "",
-             "Rows removed by each filter, in the order the filters run (each row is counted once, under the",
-             "first filter that removed it), per source.", ""]
-    for kind in KINDS:
-        mine = [r for r in rows if r["kind"] == kind]
-        if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):
-            continue
-        sources = list(dict.fromkeys(r["source"] for r in mine))
-        cell = {(r["filter"], r["source"]): r for r in mine}
-        steps = list(dict.fromkeys(r["filter"] for r in mine))
-        lines += [f"{'#' * (level + 1)} {kind.capitalize()}s", "",
-                  "| filter | what it removes | " + " | ".join(sources) + " |",
-                  "|---|---|" + "---:|" * len(sources)]
-        for step in steps:
-            what = _DESCRIPTIONS[step]
-            lines.append(f"| {step} | {what[kind] if isinstance(what, dict) else what} | "
-                         + " | ".join(_cell(cell[(step, s)]) for s in sources) + " |")
-        last = steps[-1]
-        lines.append("| **kept** | rows in the dataset | "
-                     + " | ".join(f"**{cell[(last, s)]['remaining']:,}**" for s in sources) + " |")
-        lines.append("")
-    return "\n".join(lines)

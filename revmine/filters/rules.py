@@ -19,6 +19,10 @@ Three kinds of rule:
 * *topic* rules (``formatting``, ``add_tests``, ``documentation``, ``pr_organisation``) fire on their
   phrase unless much else is said, because such requests change files or lines the method pair does
   not capture (tests, Javadoc and layout are gone after abstraction), even when phrased as requests.
+  A change request in a clause *without* the topic phrase still vetoes them: "This line is too long,
+  extract a local variable" and "Please add a test and also check for null here" ask for code changes.
+  Braces are formatting only where they go on a line: they are tokens of the abstracted method, so
+  "add braces around the if body" asks for a change.
 
 Matching is done on the prose: fenced blocks, inline code and URLs are taken out first (a comment
 holding code or a GitHub ``suggestion`` block is never "empty" or a bare approval). Words are the runs
@@ -46,12 +50,17 @@ _CONTRACTION_PARTS = frozenset({"don", "doesn", "didn", "isn", "aren", "wasn", "
 _VERBS = (r"(?:rename|remove|delete|drop|add|use|make|change|replace|move|extract|inline|avoid|fix|check|"
           r"handle|return|throw|rethrow|catch|wrap|mark|declare|pass|call|log|reuse|revert|put|simplify|guard|"
           r"close|merge|introduce|switch|convert|swap|flip|invert|split|release|reset|store|cache|validate)")
-_REQUEST = re.compile(
+# A change verb asked for: an imperative ("rename", "please use") or "could you / we should" + verb.
+_CHANGE_VERB = (
     r"(?:^|[.!?;:,]\s*|\band\s+|\bbut\s+|\balso\s+)(?:please\s+|pls\s+|kindly\s+|let's\s+|let us\s+)?"
     + _VERBS + r"\b"
-    r"|(?:^|[.!?;:,]\s*)(?:please\s+)?(?:don't|do not|never)\b"
     r"|\b(?:(?:could|can|would) (?:we|you)|(?:we|you) (?:can|could|should|might|may|need to|have to)) "
     r"(?:just |also |simply |please |probably )?" + _VERBS + r"\b"
+)
+_ASKS_CHANGE_VERB = re.compile(_CHANGE_VERB, re.I)
+_REQUEST = re.compile(
+    _CHANGE_VERB
+    + r"|(?:^|[.!?;:,]\s*)(?:please\s+)?(?:don't|do not|never)\b"
     r"|\b(?:please|pls|plz|kindly|should|shouldn't|must|need to|needs to|has to|have to|"
     r"why not|how about|what about|instead|rather than|i'd|i would|suggest|prefer|consider|"
     r"would be (?:better|cleaner|nicer|simpler|safer|clearer)|better to|better use|is wrong|is broken|"
@@ -122,10 +131,21 @@ def _dominant(pattern: re.Pattern[str], limit: int) -> Callable[[str, str], bool
     return rule
 
 
+# Clause boundaries: punctuation, and the conjunctions that start a second request.
+_CLAUSE = re.compile(r"[.!?;:,]+|\s(?:and|but|also|then|plus)\s")
+_TOPIC_MARK = "\x00"
+
+
 def _topic(pattern: re.Pattern[str], vocabulary: frozenset[str], limit: int) -> Callable[[str, str], bool]:
-    """A rule firing when ``pattern`` matches and the rest holds <= ``limit`` other content words."""
+    """A rule firing when ``pattern`` matches, the rest holds <= ``limit`` other content words, and no
+    clause without the topic phrase asks for a change verb ("please fix" next to the phrase belongs to it,
+    and a lone "please" asks for nothing new)."""
     def rule(prose: str, _text: str) -> bool:
         if not pattern.search(prose):
+            return False
+        marked = pattern.sub(f" {_TOPIC_MARK} ", prose)
+        if any(_ASKS_CHANGE_VERB.search(clause.strip()) for clause in _CLAUSE.split(marked)
+               if _TOPIC_MARK not in clause):
             return False
         return len(_content(_rest(prose, pattern), vocabulary | _PADDING)) <= limit
     return rule
@@ -219,7 +239,9 @@ _FORMATTING = re.compile(
     r"wrap(?:ping)? (?:this|the)? ?lines?|line wrap|formatting|formatter|reformat(?:ted)?|code style|"
     r"format(?:ted)? (?:this|it|the (?:code|file|line)s?)|"
     r"checkstyle|spotless|spacing|extra spaces?|missing spaces?|space (?:after|before|around)|"
-    r"alignment|align(?:ed)?|brace|braces|import order|unused imports?|wildcard imports?|style nit|"
+    r"alignment|align(?:ed)?|import order|unused imports?|wildcard imports?|style nit|"
+    r"(?:(?:opening|closing|curly) )?braces? (?:\w+ ){0,3}(?:on|to) (?:the |a |its own )?"
+    r"(?:same|next|previous|new|separate|own) line|"
     r"eclipse formatter|google java format)\b", re.I)
 _FORMATTING_WORDS = frozenset({"fix", "line", "lines", "code", "file", "style", "space", "spaces", "nit",
                                "column", "columns", "char", "chars", "characters", "import", "imports",

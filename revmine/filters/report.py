@@ -1,0 +1,130 @@
+"""The filter report: rows removed per filter, kind and source, as a long table and as the paper's
+"Filters" table in Markdown (the dataset card nests the same Markdown).
+
+Comments that never became candidates are in the preprocess stage's ``dropped.parquet``; when it is given
+(or found beside the candidates) they are counted too, under ``author_comment``, ``not_linked`` or
+``unprocessable``, so the report starts from every reviewer comment, like the paper's table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..dataset.rows import KINDS, PAIR, TRIPLET
+from ..schema import DROPPED_NAME, DROPPED_VERSION, FILTER_REPORT_SCHEMA, DropReason
+from ..store import read_table
+
+__all__ = ["build_report", "preprocess_comments", "report_markdown"]
+
+#: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
+_NOT_LINKED_REASONS = frozenset({
+    DropReason.FILE_COMMENT, DropReason.WRONG_SIDE, DropReason.LINE_OUT_OF_RANGE, DropReason.OUTSIDE_METHOD,
+    DropReason.PARTLY_OUTSIDE_METHOD, DropReason.SPANS_METHODS, DropReason.METHOD_DELETED,
+    DropReason.NO_CONTENT_BEFORE,
+})
+_PREPROCESS_STEPS = ("author_comment", "not_linked", "unprocessable")
+
+_DESCRIPTIONS: dict[str, str | dict[str, str]] = {
+    "input": {TRIPLET: "reviewer comments (candidates and comments the preprocess stage dropped)",
+              PAIR: "methods changed in a review round"},
+    "author_comment": "comment written by the change's author",
+    "not_linked": "comment not linked to a method",
+    "unprocessable": "file or method the preprocess stage could not process",
+    "unchanged": "m_s equal to m_r after abstraction",
+    "too_long": "m_s or m_r longer than the token limit",
+    "new_identifiers": "m_r introduces identifiers or literals absent from m_s",
+    "multiple_comments": "more than one comment on m_s",
+    "noise": "comment asks for no code change",
+    "exact_duplicate": "exact duplicate",
+    "near_duplicate": "near-duplicate (CodeNet criterion)",
+}
+
+
+def preprocess_comments(given: str | Path | None, candidates_path: Path | None) -> pa.Table | None:
+    """The comments the preprocess stage dropped (``given``, or the dropped.parquet beside the candidates),
+    or None when there is no such file."""
+    path = given
+    if path is None:
+        if candidates_path is None or not (candidates_path.parent / "dropped.parquet").is_file():
+            return None
+        path = candidates_path.parent / "dropped.parquet"
+    table = read_table(path, expect=f"{DROPPED_NAME}/{DROPPED_VERSION}",
+                       columns=["kind", "reason", "source", "comment_is_owner"])
+    return table.filter(pc.equal(table.column("kind"), "comment"))
+
+
+def build_report(table: pa.Table, removed: Counter[tuple[str, str, str]], ran: set[str],
+                 filters: Sequence[tuple[str, tuple[str, ...]]], preprocess: pa.Table | None) -> pa.Table:
+    """The long-form Filters table: per kind, step and source (and "all"), removed and remaining.
+
+    ``removed`` counts (kind, filter, source); ``filters`` are (name, kinds it applies to) in running order;
+    ``unprocessable`` (known only from the preprocess stage) follows ``not_linked``."""
+    steps = ["input"]
+    for name, _ in filters:
+        steps += [name, "unprocessable"] if name == "not_linked" else [name]
+    triplet_only = {name for name, kinds in filters if kinds == (TRIPLET,)} | {"unprocessable"}
+    counts: Counter[tuple[str, str, str]] = Counter(removed)
+    inputs: Counter[tuple[str, str]] = Counter(zip(table.column("kind").to_pylist(),
+                                                   table.column("source").to_pylist()))
+    if preprocess is not None:
+        for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
+                                           for n in ("reason", "source", "comment_is_owner"))):
+            step = "author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable"
+            counts[(TRIPLET, step, source)] += 1
+            inputs[(TRIPLET, source)] += 1
+        ran = ran | set(_PREPROCESS_STEPS)  # counted from the preprocess file
+    sources = sorted({source for _, source in inputs})
+    records = []
+    for kind in KINDS:
+        for source in [*sources, "all"]:
+            remaining = sum(n for (k, s), n in inputs.items() if k == kind and source in (s, "all"))
+            for step, name in enumerate(steps):
+                if kind == PAIR and name in triplet_only:
+                    continue
+                n = 0 if name == "input" else sum(
+                    c for (k, f, s), c in counts.items() if k == kind and f == name and source in (s, "all"))
+                remaining -= n
+                records.append({"kind": kind, "step": step, "filter": name, "source": source,
+                                "removed": n, "remaining": remaining, "ran": name in ran})
+    return pa.Table.from_pylist(records, schema=FILTER_REPORT_SCHEMA)
+
+
+def _cell(row: dict[str, Any]) -> str:
+    if row["filter"] == "input":
+        return f"{row['remaining']:,}"
+    if not row["ran"]:  # unprocessable: counted only from the preprocess stage's file, when given
+        return "n/a" if row["filter"] == "unprocessable" else "skipped"
+    return f"-{row['removed']:,}" if row["removed"] else "0"
+
+
+def report_markdown(report: pa.Table, level: int = 1) -> str:
+    """The report as the paper's "Filters" table: one Markdown table per kind, a column per source, under
+    a heading of ``level`` (the dataset card nests it)."""
+    rows = report.to_pylist()
+    lines = [f"{'#' * level} Filter report", "",
+             "Rows removed by each filter, in the order the filters run (each row is counted once, under the",
+             "first filter that removed it), per source.", ""]
+    for kind in KINDS:
+        mine = [r for r in rows if r["kind"] == kind]
+        if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):
+            continue
+        sources = list(dict.fromkeys(r["source"] for r in mine))
+        cell = {(r["filter"], r["source"]): r for r in mine}
+        steps = list(dict.fromkeys(r["filter"] for r in mine))
+        lines += [f"{'#' * (level + 1)} {kind.capitalize()}s", "",
+                  "| filter | what it removes | " + " | ".join(sources) + " |",
+                  "|---|---|" + "---:|" * len(sources)]
+        for step in steps:
+            what = _DESCRIPTIONS[step]
+            lines.append(f"| {step} | {what[kind] if isinstance(what, dict) else what} | "
+                         + " | ".join(_cell(cell[(step, s)]) for s in sources) + " |")
+        last = steps[-1]
+        lines.append("| **kept** | rows in the dataset | "
+                     + " | ".join(f"**{cell[(last, s)]['remaining']:,}**" for s in sources) + " |")
+        lines.append("")
+    return "\n".join(lines)
