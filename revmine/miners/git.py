@@ -16,10 +16,12 @@ import subprocess
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import OperationError
+
 _ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
-class GitError(RuntimeError):
+class GitError(OperationError):
     """A git command failed; the message names the repository and the command."""
 
 

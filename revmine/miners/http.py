@@ -59,7 +59,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from ..errors import InputError
+from ..errors import InputError, OperationError
 
 Dialect = Literal["gerrit", "github"]
 CacheMode = Literal["use", "offline", "off"]
@@ -76,7 +76,7 @@ DEFAULT_RATE_LIMIT_WAIT = 60.0
 AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
 
 
-class RemoteError(RuntimeError):
+class RemoteError(OperationError):
     """A forge answered something unusable; the message names the (redacted) URL."""
 
     def __init__(self, url: str, message: str, status: int | None = None):
