@@ -34,21 +34,9 @@ from rapidfuzz.distance import Levenshtein as RapidfuzzLevenshtein  # noqa: E402
 from revmine.metrics.bleu import BLEU  # noqa: E402
 from revmine.metrics import _levenshtein, edit  # noqa: E402
 from revmine.metrics.edit import Levenshtein  # noqa: E402
+from revmine.metrics.predictions import read_predictions  # noqa: E402
 
 FIXTURE = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "predictions" / "1-encoder_k10_abstracted.txt"
-
-
-def read_pairs(path: Path) -> tuple[list[str], list[str]]:
-    """(predictions, oracles) of a Tufano prediction file, one pair per prediction."""
-    hyps, refs, oracle = [], [], None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        value = line.split(":", 1)[1][1:] if ":" in line else ""
-        if line.startswith("ORACLE"):
-            oracle = value
-        elif line.startswith("PREDICTION"):
-            hyps.append(value)
-            refs.append(oracle)
-    return hyps, refs
 
 
 def race(repeat: int, n: int, **runs: tuple[Callable[[], object], int]) -> dict[str, float]:
@@ -67,7 +55,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--file", type=Path, default=FIXTURE)
     args = parser.parse_args()
-    hyps, refs = read_pairs(args.file)
+    hyps, refs = read_predictions(args.file).flat()
     n = len(hyps)
     print(f"{args.file.name}: {n} pairs, {sum(len(h.split()) for h in hyps) / n:.1f} tokens per prediction")
 

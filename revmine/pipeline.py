@@ -24,7 +24,6 @@ import json
 import shutil
 import sys
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +31,7 @@ from typing import Any, Callable
 from . import __version__
 from .errors import InputError
 from .store import write_json, write_text
+from .textio import read_toml
 
 STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
 _NUMBER = (int, float)
@@ -71,12 +71,7 @@ class Job:
 def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     """Read and check a job file; unknown tables or settings are errors naming the file and field."""
     path = Path(path)
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(path, f"cannot read job file: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
+    config = read_toml(path)
     for name, value in config.items():
         if name == "projects":
             continue

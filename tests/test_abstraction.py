@@ -22,6 +22,7 @@ from revmine.preprocess.abstraction import (
     unabstract,
     unknown_ids,
 )
+from revmine.metrics.predictions import read_predictions
 from revmine.preprocess.javalex import tokenize
 from revmine.preprocess.javanames import NameSets, collect_names
 
@@ -61,19 +62,10 @@ def test_agreement_with_the_2021_dataset(tufano_dir, fixture_results):
 
 
 def _prediction_blocks(path: Path) -> list[dict[str, str]]:
-    """Blocks of ``KEY : value`` lines separated by blank lines (the replication package's format)."""
-    blocks, current = [], {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            if current:
-                blocks.append(current)
-            current = {}
-            continue
-        key, _, value = line.partition(" : ")
-        current[key.strip()] = value
-    if current:
-        blocks.append(current)
-    return blocks
+    """Input, oracle and first prediction of each block of a replication-package file."""
+    preds = read_predictions(path)
+    return [{"INPUT_CODE": code, "ORACLE": oracle, "PREDICTION 1": beam[0]}
+            for code, oracle, beam in zip(preds.inputs["INPUT_CODE"], preds.references, preds.predictions)]
 
 
 def test_round_trip_recovers_the_raw_files_of_the_replication_package(tufano_dir, fixture_results):

@@ -16,32 +16,22 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 import revmine.metrics.bleu as bleu_module
 from revmine.metrics.bleu import BLEU, BLEUCC, BLEUMoses, BLEUNorm, bleu_statistics, intern_tokens
+from revmine.metrics.predictions import read_predictions
 
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # its "enable effective_order" advice
 
 
-def read_predictions(path: Path) -> list[tuple[str, list[str]]]:
-    """(oracle, [predictions]) per block. The label ends at the first ':' ("PREDICTION 10:" has no
-    space before it, and code itself may contain " : "), and one space follows it."""
-    blocks = []
-    for block in path.read_text(encoding="utf-8").split("\n\n"):
-        oracle, predictions = None, []
-        for line in block.splitlines():
-            value = line.split(":", 1)[1][1:] if ":" in line else ""
-            if line.startswith("ORACLE"):
-                oracle = value
-            elif line.startswith("PREDICTION"):
-                predictions.append(value)
-        if oracle is not None:
-            blocks.append((oracle, predictions))
-    return blocks
+def read_blocks(path: Path) -> list[tuple[str, list[str]]]:
+    """(oracle, [predictions]) per block of a replication-package file."""
+    preds = read_predictions(path)
+    return list(zip(preds.references, preds.predictions))
 
 
 @pytest.fixture(scope="module")
 def pairs(tufano_dir: Path) -> tuple[list[str], list[str]]:
     """200 real (prediction, oracle) pairs of abstracted Java plus 300 random short pairs that hit the
     edge cases (empty sides, sentences shorter than 4 tokens, no matches at some order)."""
-    blocks = read_predictions(tufano_dir / "predictions" / "1-encoder_k5_abstracted.txt")
+    blocks = read_blocks(tufano_dir / "predictions" / "1-encoder_k5_abstracted.txt")
     rng = random.Random(7)
     real = [(p, o) for o, ps in rng.sample(blocks, 40) for p in ps]
     fake = [(" ".join(rng.choices("abcd", k=rng.randint(0, 9))), " ".join(rng.choices("abcd", k=rng.randint(0, 9))))
@@ -74,7 +64,7 @@ def test_default_is_sacrebleu_sentence_bleu_and_lowercase(pairs):
 
 @pytest.mark.parametrize("smooth", ["none", "floor", "add-k", "exp"])
 def test_corpus_bleu_equals_sacrebleu(tufano_dir, smooth):
-    blocks = read_predictions(tufano_dir / "predictions" / "1-encoder_k1_abstracted.txt")
+    blocks = read_blocks(tufano_dir / "predictions" / "1-encoder_k1_abstracted.txt")
     hyps, refs = [ps[0] for _, ps in blocks], [o for o, _ in blocks]
     expected = sacrebleu.corpus_bleu(hyps, [refs], smooth_method=smooth, tokenize="none").score / 100
     assert abs(BLEU(smooth=smooth).corpus_score(hyps, refs) - expected) < 1e-9
@@ -167,7 +157,7 @@ def _best_of_k_median(blocks, metric) -> float:
                                                         (5, 0.8980, 0.817), (10, 0.9145, 0.841)])
 def test_tufano2021_published_medians(tufano_dir, k, char_median, token_median):
     """The published box plots (about 0.83/0.89/0.90/0.915) are nltk's BLEU on raw strings (characters)."""
-    blocks = read_predictions(tufano_dir / "predictions" / f"1-encoder_k{k}_abstracted.txt")
+    blocks = read_blocks(tufano_dir / "predictions" / f"1-encoder_k{k}_abstracted.txt")
     assert len(blocks) == 1719 and all(len(ps) == k for _, ps in blocks)
     assert round(_best_of_k_median(blocks, BLEU(tokenize="char", smooth="nltk0")), 4) == char_median
     assert abs(_best_of_k_median(blocks, BLEU(smooth="nltk0")) - token_median) < 5e-4

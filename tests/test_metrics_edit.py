@@ -23,6 +23,7 @@ from rapidfuzz.distance import Levenshtein as RapidfuzzLevenshtein
 
 from revmine.metrics import _levenshtein, edit
 from revmine.metrics.edit import SED, Levenshtein, LevenshteinSimilarity
+from revmine.metrics.predictions import read_predictions
 
 needs_numba = pytest.mark.skipif(not _levenshtein.AVAILABLE, reason="numba is not installed")
 
@@ -164,21 +165,9 @@ def test_no_tokens_in_common_and_all_distinct_references():
     check([], [])
 
 
-def read_fixture_pairs(path: Path) -> tuple[list[str], list[str]]:
-    hyps, refs, oracle = [], [], None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        value = line.split(":", 1)[1][1:] if ":" in line else ""
-        if line.startswith("ORACLE"):
-            oracle = value
-        elif line.startswith("PREDICTION"):
-            hyps.append(value)
-            refs.append(oracle)
-    return hyps, refs
-
-
 @needs_numba
 def test_fixture_equals_rapidfuzz(tufano_dir: Path):
-    hyps, refs = read_fixture_pairs(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt")
+    hyps, refs = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").flat()
     assert len(hyps) == 17190
     check(hyps, refs)
     edit.clear_cache()

@@ -63,6 +63,11 @@ class Predictions:
     def __len__(self) -> int:
         return len(self.references)
 
+    def flat(self) -> tuple[list[str], list[str]]:
+        """One (prediction, reference) pair per prediction, example by example, rank by rank."""
+        k = self.k
+        return [h for beam in self.predictions for h in beam], [r for r in self.references for _ in range(k)]
+
 
 _TUFANO_LINE = re.compile(r"^(INPUT_NL|INPUT_CODE|ORACLE|PREDICTION (\d+))\s*:(?: (.*)|$)")
 

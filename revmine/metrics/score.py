@@ -48,8 +48,7 @@ class ScoreRun:
 
 def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
     k = preds.k
-    hyps = [h for beam in preds.predictions for h in beam]
-    refs = [r for r in preds.references for _ in range(k)]
+    hyps, refs = preds.flat()
     example = np.repeat(np.arange(len(preds), dtype=np.int64), k)
     rank = np.tile(np.arange(1, k + 1, dtype=np.int32), len(preds))
     return hyps, refs, example, rank

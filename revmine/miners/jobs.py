@@ -28,7 +28,6 @@ import re
 import subprocess
 import sys
 import time
-import tomllib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -43,6 +42,7 @@ from .. import __version__
 from ..errors import InputError
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
+from ..textio import read_toml
 from .git import GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
@@ -293,12 +293,7 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, recordings) and ``[[projects]]``."""
     path = Path(path)
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(path, f"cannot read job file: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
+    doc = read_toml(path)
     job = doc.get("job", {})
     entries = doc.get("projects")
     if not isinstance(job, dict):
