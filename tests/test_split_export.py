@@ -221,11 +221,15 @@ def test_export_flattens_texts_to_one_line(tmp_path):
     assert not (tmp_path / "out/data/pairs").exists()
 
 
-def test_export_loads_with_datasets_when_installed(tmp_path, filtered):
-    datasets = pytest.importorskip("datasets")
+def test_export_loads_with_datasets(tmp_path, filtered, monkeypatch, no_network):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")  # a local folder: the hub is never asked
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    import datasets  # a test dependency: the export must load with the library users load it with
+
     split_dataset(filtered, tmp_path / "splits")
     summary = export_dataset(tmp_path / "splits", tmp_path / "export")
-    loaded = datasets.load_dataset(str(tmp_path / "export"), "pairs")
+    loaded = datasets.load_dataset(str(tmp_path / "export"), "pairs", cache_dir=str(tmp_path / "hf"))
     assert {name: loaded[name].num_rows for name in loaded} == {
         "train": summary["sizes"]["pairs"]["train"], "validation": summary["sizes"]["pairs"]["eval"],
         "test": summary["sizes"]["pairs"]["test"]}
