@@ -224,6 +224,9 @@ def _add_preprocess(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=64, help="rounds per batch (memory bound)")
     p.add_argument("--max-file-bytes", type=int, default=1_000_000, help="larger files are dropped")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per file")
+    p.add_argument("--engine", default="local", help="local (default) or dask (pip install 'revmine[dask]')")
+    p.add_argument("--workers", type=int, help="Dask worker processes of a local cluster (default: the cores)")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler (or REVMINE_DASK_SCHEDULER)")
     p.set_defaults(func=_run_preprocess)
 
 
@@ -231,7 +234,8 @@ def _run_preprocess(args: argparse.Namespace) -> int:
     from .preprocess.candidates import preprocess
 
     counts = preprocess(args.rounds, args.out, idioms=args.idioms, batch_size=args.batch_size,
-                        max_file_bytes=args.max_file_bytes, timeout=args.timeout, progress=sys.stderr.isatty())
+                        max_file_bytes=args.max_file_bytes, timeout=args.timeout, progress=sys.stderr.isatty(),
+                        engine=args.engine, workers=args.workers, address=args.scheduler)
     json.dump(counts, sys.stdout, indent=2, default=str)
     print()
     return 0

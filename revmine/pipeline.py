@@ -3,7 +3,7 @@
 One TOML file describes the whole run. Its ``[job]`` table and ``[[projects]]`` are the mining job of
 ``revmine mine --job`` (so one file serves both); the other tables configure one stage each::
 
-    [preprocess]  max_file_bytes, timeout, idioms
+    [preprocess]  max_file_bytes, timeout, idioms, batch_size, engine ("local"/"dask"), workers, address
     [filter]      max_tokens, noise_model, skip = [...]
     [split]       strategy, fractions = [0.8, 0.1, 0.1], seed
     [export]      formats = [...], name
@@ -38,7 +38,8 @@ _NUMBER = (int, float)
 #: every setting of every table, with the type(s) its value may have
 SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "job": {"out": str, "cache": str, "repos": str, "cache_mode": str, "batch_size": int, "recordings": str},
-    "preprocess": {"max_file_bytes": int, "timeout": _NUMBER, "idioms": str, "batch_size": int},
+    "preprocess": {"max_file_bytes": int, "timeout": _NUMBER, "idioms": str, "batch_size": int, "engine": str,
+                   "workers": int, "address": str},
     "filter": {"max_tokens": int, "noise_model": str, "skip": list},
     "split": {"strategy": str, "fractions": list, "seed": int},
     "export": {"formats": list, "name": str},
@@ -195,7 +196,8 @@ def _preprocess(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dic
     from .preprocess.candidates import preprocess
 
     target = job.out / "preprocessed"
-    options = {k: v for k, v in settings.items() if k in ("max_file_bytes", "timeout", "batch_size")}
+    options = {k: v for k, v in settings.items()
+               if k in ("max_file_bytes", "timeout", "batch_size", "engine", "workers", "address")}
     counts = preprocess(job.out / "mined" / "rounds.parquet", target, idioms=job.resolve(settings.get("idioms")),
                         progress=progress, **options)
     return _brief(counts), [target / "candidates.parquet", target / "dropped.parquet"]

@@ -356,3 +356,37 @@ def test_cli_preprocess_then_unabstract(tmp_path, capsys):
         "public void add ( int price ) { if ( price < 0 ) { throw new IllegalArgumentException ( ) ; } "
         "total += price ; }\n")
     assert "0 id(s) not in their map" in capsys.readouterr().err
+
+
+def test_dask_engine_writes_the_same_bytes(tmp_path, monkeypatch):
+    """engine="dask" on a LocalCluster of 2 processes (127.0.0.1) gives byte-identical outputs and counts."""
+    pytest.importorskip("distributed")
+    monkeypatch.delenv("REVMINE_DASK_SCHEDULER", raising=False)  # this test starts its own cluster
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    deep = "class Deep {\n  void f() {\n" + "if (a) {" * 300 + "}" * 300 + "\n  }\n}\n"
+    rows = [round_row(n) for n in range(1, 8)] + [
+        round_row(8, before=deep, after=deep, comments=[comment("k1", 2)]),
+        round_row(9, before=b"class A { void f() { String s = \"\xff\"; } }", comments=[comment("k2", 1)]),
+        round_row(10, after="class A { void f() { }", comments=[]),
+        round_row(11, after=None, comments=[comment("d1", 12)]),
+        round_row(12, before=None, comments=[comment("a1", 3)]),
+        round_row(13, comments=[]),
+    ]
+    rounds = write_rounds(tmp_path / "rounds.parquet", rows)
+    local = preprocess(rounds, tmp_path / "local", batch_size=2)
+    dask = preprocess(rounds, tmp_path / "dask", batch_size=2, engine="dask", workers=2)
+    for name in ("candidates.parquet", "dropped.parquet"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
+    assert {k: v for k, v in dask.items() if not k.endswith("_path")} == {
+        k: v for k, v in local.items() if not k.endswith("_path")}
+    assert local["files"] == 13 and local["triplets"] > 0 and len(local["dropped_by_reason"]) >= 4
+    assert sorted(p.name for p in (tmp_path / "dask").iterdir()) == ["candidates.parquet", "dropped.parquet"]
+
+
+def test_engine_arguments_fail_before_any_output(tmp_path):
+    rounds = write_rounds(tmp_path / "rounds.parquet", [round_row()])
+    with pytest.raises(ValueError, match="unknown engine"):
+        preprocess(rounds, tmp_path / "out", engine="spark")
+    with pytest.raises(ValueError, match="need engine 'dask'"):
+        preprocess(rounds, tmp_path / "out", workers=2)
+    assert not (tmp_path / "out").exists()

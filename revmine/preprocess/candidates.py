@@ -18,6 +18,10 @@ size, not the input. Per file:
 Every input that made no candidate is a row of ``dropped.parquet`` with a :class:`DropReason`: a failed
 file gives a ``file`` row and one ``comment`` row per comment on it, so comments can be counted alone.
 Methods added in the revision have no m_s and are neither candidates nor dropped.
+
+The work is :func:`process_batch` (:func:`process_file` over a record batch), mapped by a
+:mod:`revmine.engine`: in-process by default, on a Dask cluster with ``engine="dask"``. Reading and writing
+stay here, in input order, so the outputs do not depend on the engine.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import pyarrow as pa
 from tqdm import tqdm
 
+from ..engine import open_engine
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
 from ..store import AtomicParquetWriter, Parts
@@ -40,7 +45,7 @@ from .comments import clean_comment
 from .linking import comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
 
-__all__ = ["Limits", "MethodCache", "normalise_source", "preprocess", "process_file"]
+__all__ = ["BatchResult", "Limits", "MethodCache", "normalise_source", "preprocess", "process_batch", "process_file"]
 
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
@@ -69,47 +74,81 @@ def normalise_source(data: bytes) -> str:
 
 def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterable[str] | None = None,
                batch_size: int = 64, max_file_bytes: int = Limits.max_file_bytes,
-               timeout: float = Limits.timeout, max_depth: int = MAX_DEPTH, progress: bool = False) -> dict[str, Any]:
+               timeout: float = Limits.timeout, max_depth: int = MAX_DEPTH, progress: bool = False,
+               engine: str = "local", workers: int | None = None, address: str | None = None) -> dict[str, Any]:
     """Turn ``rounds`` into ``OUT/candidates.parquet`` and ``OUT/dropped.parquet``; return the counts.
 
     ``idioms``: a path to an idiom list, the idioms themselves, or None for the 2021 dataset's list.
+
+    ``engine``: ``"local"`` (in this process) or ``"dask"``: batches of rounds are processed on a
+    dask.distributed cluster (``workers`` processes on this machine, or the scheduler at ``address`` /
+    ``$REVMINE_DASK_SCHEDULER``; see :mod:`revmine.engine`) and written here in input order, so both
+    engines write byte-identical files. On Dask each batch has its own method cache, so a file shared by
+    the last round of one batch and the first of the next is read by Lizard twice; nothing else differs.
+    The per-file ``timeout`` is wall-clock time: give a cluster of your own one thread per worker process,
+    as the one started here has, or threads competing for the GIL make files time out sooner.
     """
     rounds, out = Path(rounds), Path(out)
     source = _open_rounds(rounds)
     idiom_set = _idioms(idioms)
     limits = Limits(max_file_bytes, timeout, max_depth)
-    cache = MethodCache()
-    counts: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    with AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
+    with open_engine(engine, workers=workers, address=address) as runner, \
+            AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
             AtomicParquetWriter(out / DROPPED_FILE, DROPPED_SCHEMA) as drops, \
             tqdm(total=source.num_rows, unit="file", disable=not progress) as bar:
-        for batch in source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS)):
-            kept: list[dict[str, Any]] = []
-            dropped: list[dict[str, Any]] = []
-            for row in _rows(batch):
-                row_kept, row_dropped = process_file(row, idiom_set, limits, cache)
-                kept += row_kept
-                dropped += row_dropped
-            counts["files"] += batch.num_rows
-            counts.update(r["kind"] for r in kept)
-            counts["dropped_comments"] += sum(r["kind"] == "comment" for r in dropped)
-            reasons.update(r["reason"] for r in dropped)
-            if kept:
-                cands.write(pa.Table.from_pylist(kept, schema=CANDIDATES_SCHEMA))
-            if dropped:
-                drops.write(pa.Table.from_pylist(dropped, schema=DROPPED_SCHEMA))
-            bar.update(batch.num_rows)
+        batches = source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS))
+        # in-process, one method cache serves the whole run; a remote batch makes its own
+        extra = (MethodCache(),) if runner.name == "local" else ()
+        for result in runner.map(process_batch, batches, idiom_set, limits, *extra):
+            totals.update(result.counts)
+            reasons.update(result.reasons)
+            if result.candidates is not None:
+                cands.write(result.candidates)
+            if result.dropped is not None:
+                drops.write(result.dropped)
+            bar.update(result.counts["files"])
     return {
-        "files": counts["files"],
-        "comments": counts["triplet"] + counts["dropped_comments"],  # every comment is a triplet or a dropped row
-        "triplets": counts["triplet"],
-        "pairs": counts["pair"],
+        "files": totals["files"],
+        "comments": totals["triplet"] + totals["dropped_comments"],  # every comment is a triplet or a dropped row
+        "triplets": totals["triplet"],
+        "pairs": totals["pair"],
         "dropped": sum(reasons.values()),
         "dropped_by_reason": dict(sorted(reasons.items())),
         "candidates_path": str(out / CANDIDATES_FILE),
         "dropped_path": str(out / DROPPED_FILE),
     }
+
+
+class BatchResult(NamedTuple):
+    """One batch's output: the rows to append (None when there are none) and what they count."""
+
+    candidates: pa.Table | None
+    dropped: pa.Table | None
+    counts: Counter  # files, triplet, pair, dropped_comments
+    reasons: Counter  # dropped rows per reason
+
+
+def process_batch(batch: pa.RecordBatch, idioms: frozenset[str], limits: Limits,
+                  cache: MethodCache | None = None) -> BatchResult:
+    """:func:`process_file` over a batch of the rounds table, in row order: the unit an engine maps."""
+    kept: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    cache = MethodCache() if cache is None else cache
+    for row in _rows(batch):
+        row_kept, row_dropped = process_file(row, idioms, limits, cache)
+        kept += row_kept
+        dropped += row_dropped
+    counts: Counter[str] = Counter(r["kind"] for r in kept)
+    counts["files"] = batch.num_rows
+    counts["dropped_comments"] = sum(r["kind"] == "comment" for r in dropped)
+    return BatchResult(
+        candidates=pa.Table.from_pylist(kept, schema=CANDIDATES_SCHEMA) if kept else None,
+        dropped=pa.Table.from_pylist(dropped, schema=DROPPED_SCHEMA) if dropped else None,
+        counts=counts,
+        reasons=Counter(r["reason"] for r in dropped),
+    )
 
 
 def _open_rounds(path: Path) -> Parts:
