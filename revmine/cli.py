@@ -39,6 +39,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes to score in (worth it for slow metrics such as TER on large files)")
     p.set_defaults(func=_run_score)
 
 
@@ -55,7 +57,7 @@ def _run_score(args: argparse.Namespace) -> int:
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
     run = score_predictions(preds, metrics, profile=profile.describe() if profile else None,
-                            progress=not args.json and sys.stderr.isatty())
+                            progress=not args.json and sys.stderr.isatty(), workers=args.workers)
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
         if not args.json:

@@ -44,7 +44,7 @@ SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "split": {"strategy": str, "fractions": list, "seed": int},
     "export": {"formats": list, "name": str},
     "score": {"predictions": str, "format": str, "kind": str, "profile": str, "metrics": (str, list),
-              "references": str, "beam": int},
+              "references": str, "beam": int, "workers": int},
 }
 PROJECT_KEYS = {"source", "url", "project", "repo", "api_url", "since", "until", "clone_url"}
 #: settings naming files whose *contents* are part of a stage's fingerprint
@@ -244,7 +244,8 @@ def _score(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, li
     preds = read_predictions(job.resolve(settings["predictions"]), settings.get("format"),
                              job.resolve(settings.get("references")), settings.get("beam", 1))
     metrics, profile = select_metrics(settings.get("profile"), settings.get("metrics"), settings.get("kind", "code"))
-    scored = score_predictions(preds, metrics, profile=profile.describe() if profile else None, progress=progress)
+    scored = score_predictions(preds, metrics, profile=profile.describe() if profile else None, progress=progress,
+                               workers=settings.get("workers", 1))
     paths = write_run(scored, job.out / "scores")
     last = scored.summary["per_k"][-1]
     return {"k": last["k"], "perfect": last["perfect"], "perfect_pct": last["perfect_pct"]}, list(paths.values())

@@ -283,3 +283,101 @@ def test_rouge101_swaps_arguments():
     assert Rouge101("1").score(hyp, ref) == pytest.approx(Rouge101("1", swapped=False).score(hyp, ref))
     assert np.isnan(Rouge101("1").score("", "a"))
     assert Rouge101("2").column == "rouge2_f_cmg2022" and "args:swapped" in Rouge101("2").signature()
+
+
+# --- optimised batch paths equal the plain per-pair library calls ------------------------------------
+def _batch_pairs(tufano_dir, n_real=240):
+    """Real beam pairs (each reference repeated k times), random ones, exact duplicates and empty sides."""
+    from revmine.metrics.predictions import read_predictions
+
+    hyps, refs = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").flat()
+    pairs = list(zip(hyps[:n_real], refs[:n_real]))
+    vocab = "Fix fix fixes fixed the a bug bugs parser, (null) x_y don't car auto . ; é 42".split()
+    pairs += _random_pairs(vocab, 150, seed=7)
+    pairs += [("", ""), ("", "fix the bug"), ("fix the bug", ""), ("  ", "a"), ("a", "   "), ("!!", "?")]
+    pairs += pairs[:40] + pairs[250:270]  # duplicates, far from their first occurrence
+    random.Random(8).shuffle(pairs)
+    return [h for h, _ in pairs], [r for _, r in pairs]
+
+
+def _rouge_reference(variant, stemmer):
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer([f"rouge{variant}"], use_stemmer=stemmer)
+    return lambda h, r: scorer.score(r, h)[f"rouge{variant}"].fmeasure
+
+
+@pytest.mark.parametrize("variant", ["1", "2", "L"])
+@pytest.mark.parametrize("stemmer", [False, True])
+def test_rouge_batch_equals_rouge_score_per_pair(tufano_dir, variant, stemmer):
+    hyps, refs = _batch_pairs(tufano_dir)
+    per_pair = _rouge_reference(variant, stemmer)
+    expected = [per_pair(h, r) for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(Rouge(variant, stemmer).sentence_scores(hyps, refs), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("settings", [{}, {"word_order": 2}, {"lowercase": True, "whitespace": True},
+                                      {"eps_smoothing": True, "char_order": 4, "beta": 1}])
+def test_chrf_batch_equals_sacrebleu_per_pair(tufano_dir, settings):
+    from sacrebleu.metrics import CHRF
+
+    hyps, refs = _batch_pairs(tufano_dir)
+    lib = CHRF(**settings)
+    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(Chrf(**settings).sentence_scores(hyps, refs), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("settings", [{}, {"case_sensitive": True, "normalized": True}, {"no_punct": True}])
+def test_ter_batch_equals_sacrebleu_per_pair(tufano_dir, settings):
+    from sacrebleu.metrics import TER
+
+    hyps, refs = _batch_pairs(tufano_dir, n_real=120)
+    lib = TER(**settings)
+    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(Ter(**settings).sentence_scores(hyps, refs), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [Meteor, MeteorNext, LogMnext])
+def test_meteor_batch_equals_per_pair_alignment(tufano_dir, cls):
+    from revmine.metrics.meteor import align, meteor_from_alignment
+
+    hyps, refs = _batch_pairs(tufano_dir)
+    m = cls()
+
+    def per_pair(h, r):  # what sentence_scores did before it cached tokens and distinct pairs
+        hyp, ref = m.tokens(h), m.tokens(r)
+        return meteor_from_alignment(align(hyp, ref, m._stem, m._synonyms, m.alignment), len(hyp), len(ref),
+                                     m.parameters, m.exemption)
+
+    expected = [per_pair(h, r) for h, r in zip(hyps, refs)]
+    np.testing.assert_allclose(m.sentence_scores(hyps, refs), expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(m.sentence_scores(hyps[:0], refs[:0]), np.zeros(0))
+
+
+def test_word_edit_rate_batch_equals_per_pair(tufano_dir):
+    hyps, refs = _batch_pairs(tufano_dir)
+    m = WordEditRate(lowercase=True, punctuation="ascii")
+    expected = [m.sentence_scores([h], [r])[0] for h, r in zip(hyps, refs)]
+    np.testing.assert_array_equal(m.sentence_scores(hyps, refs), expected)
+
+
+def test_nl_metrics_pickle_and_score_the_same(tufano_dir):
+    import pickle
+
+    from revmine.metrics.registry import default_metrics
+
+    hyps, refs = _batch_pairs(tufano_dir, n_real=60)
+    for m in default_metrics("nl") + [WordEditRate(), LogMnext(alignment="cmg2022")]:
+        copy = pickle.loads(pickle.dumps(m))
+        assert copy.signature() == m.signature() and copy.column == m.column
+        assert copy.sentence_scores(hyps, refs).tobytes() == m.sentence_scores(hyps, refs).tobytes(), m.column
+
+
+def test_meteor_unpickled_where_wordnet_differs_is_an_error(fresh_wordnet, wn):
+    import pickle
+
+    blob = pickle.dumps(Meteor())  # built with WordNet
+    fresh_wordnet.setenv(wordnet.ENV_VAR, "none")
+    wordnet.reset_cache()
+    with pytest.raises(RuntimeError, match="wn3.0"):
+        pickle.loads(blob)

@@ -126,3 +126,57 @@ def test_outputs_get_ordinary_permissions(tmp_path: Path) -> None:
     finally:
         os.umask(umask)
     assert {oct(p.stat().st_mode & 0o777) for p in paths.values()} == {"0o644"}
+
+
+class _Sequential(_Length):
+    """Not parallel-safe: must be scored in the calling process, on the whole list."""
+
+    name = "sequential"
+    parallel_safe = False
+
+    def sentence_scores(self, hypotheses, references):
+        return np.arange(len(hypotheses), dtype=float)  # depends on the position in the batch
+
+
+def test_workers_give_byte_identical_scores(tufano_dir: Path) -> None:
+    from revmine.metrics.cmg2022 import WordEditRate
+    from revmine.metrics.predictions import Predictions
+    from revmine.metrics.registry import default_metrics
+
+    full = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt")
+    beams = [list(b) for b in full.predictions[:30]] + [["", "same", "same"] + [""] * 7, ["x"] * 10]
+    preds = Predictions(beams, full.references[:30] + ["same", ""])
+    metrics = default_metrics("nl") + [WordEditRate(), _Length(), _Sequential()]
+    one = score_predictions(preds, metrics)
+    two = score_predictions(preds, metrics, workers=2)
+    assert one.table.schema == two.table.schema  # NaNs (WordEditRate on empty text) defeat Table.equals
+    for name in one.table.column_names:
+        a, b = one.table.column(name), two.table.column(name)
+        if a.type == "double":
+            assert a.to_numpy().tobytes() == b.to_numpy().tobytes(), name
+        else:
+            assert a.to_pylist() == b.to_pylist(), name
+    assert json.dumps(one.summary) == json.dumps(two.summary)
+    assert np.isnan(two.table.column("ter_cmg2022").to_numpy()).any()
+    assert two.table.column("sequential").to_numpy().tolist() == list(range(preds.k * len(beams)))
+    with pytest.raises(ValueError, match="workers"):
+        score_predictions(preds, metrics, workers=0)
+
+
+def test_unpicklable_metric_is_scored_here_with_a_warning() -> None:
+    class Local(_Length):  # defined in a function: cannot be pickled
+        name = "local"
+
+    run = score_predictions(read_predictions(EXAMPLE), [Local()], workers=1)
+    with pytest.warns(RuntimeWarning, match="cannot be sent"):
+        two = score_predictions(read_predictions(EXAMPLE), [Local()], workers=2)
+    assert run.table.equals(two.table)
+
+
+def test_chunk_bounds_cover_in_order_on_beam_boundaries() -> None:
+    from revmine.metrics.score import chunk_bounds
+
+    for n, workers, k in [(17190, 2, 10), (5, 2, 10), (7, 3, 1), (1, 4, 1), (0, 2, 3), (100, 2, 3)]:
+        bounds = chunk_bounds(n, workers, k)
+        assert [i for lo, hi in bounds for i in range(lo, hi)] == list(range(n))
+        assert all(lo % k == 0 for lo, _ in bounds) and len(bounds) <= 4 * workers

@@ -4,6 +4,15 @@ A metric is a small object built with its settings; ``signature()`` renders thos
 (``bleu|tok:space|smooth:exp|n:4|version:0.1.0``) that is stored beside every score, so a reported figure
 always says how it was computed. Metrics score whole lists at once (``sentence_scores``) because the
 score stage works on columns, and batching is what lets a metric be fast.
+
+Contract of ``sentence_scores``: the value of pair *i* depends on that pair and the metric's settings
+only, never on the other pairs of the batch (caches of tokens or reference statistics shared within a
+batch are fine as long as they do not change a value). This is what lets the score stage split the
+pairs into contiguous chunks, score the chunks in worker processes and concatenate the results,
+byte-identical to one call (``score_predictions(..., workers=N)``). A metric that cannot promise it sets
+``parallel_safe = False`` and is always scored in the calling process, on the whole list at once.
+Metrics sent to workers are pickled; one that holds something unpicklable (a WordNet reader, a
+closure) defines ``__getstate__``/``__setstate__`` to rebuild it in the worker.
 """
 
 from __future__ import annotations
@@ -27,6 +36,9 @@ class Metric(ABC):
     name: ClassVar[str]
     #: False for distances (lower is better); summaries use it to pick the best of k.
     higher_is_better: ClassVar[bool] = True
+    #: True when a pair's value does not depend on the other pairs of the batch (see the module
+    #: docstring); the score stage then may score chunks in worker processes.
+    parallel_safe: ClassVar[bool] = True
 
     @property
     def column(self) -> str:
@@ -67,3 +79,27 @@ def _fmt(value: object) -> str:
 def check_lengths(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+
+
+def distinct_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """The distinct (hypothesis, reference) pairs in first-seen order, and for each input pair the index
+    of its distinct pair: ``values[inverse]`` expands scores of the distinct pairs back to every pair."""
+    check_lengths(hypotheses, references)
+    index: dict[tuple[str, str], int] = {}
+    inverse = np.fromiter((index.setdefault(pair, len(index)) for pair in zip(hypotheses, references)),
+                          dtype=np.intp, count=len(hypotheses))
+    return list(index), inverse
+
+
+def memo(function):
+    """``function`` with a plain dict cache of its results by argument (one batch's lifetime)."""
+    cache: dict = {}
+
+    def cached(arg):
+        try:
+            return cache[arg]
+        except KeyError:
+            value = cache[arg] = function(arg)
+            return value
+
+    return cached

@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from .base import Metric, check_lengths
+from .base import Metric, distinct_pairs, memo
 from .meteor import LogMnext
 from .text import RougeVariant, normalise
 
@@ -84,16 +84,17 @@ class Rouge101(Metric):
         }
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        out = np.full(len(hypotheses), np.nan)
-        for k, (h, r) in enumerate(zip(hypotheses, references)):
-            h, r = normalise(h, self.lowercase, self.punctuation), normalise(r, self.lowercase, self.punctuation)
+        pairs, inverse = distinct_pairs(hypotheses, references)  # each distinct pair scored once
+        norm = memo(lambda text: normalise(text, self.lowercase, self.punctuation))
+        out = np.full(len(pairs), np.nan)
+        for k, (h, r) in enumerate(pairs):
+            h, r = norm(h), norm(r)
             first, second = (r, h) if self.swapped else (h, r)
             try:
                 out[k] = self._rouge.get_scores(first, second)[0][self._key]["f"]
             except ValueError:  # "Hypothesis is empty." / "Reference is empty."
                 pass
-        return out
+        return out[inverse]
 
 
 class WordEditRate(Metric):
@@ -115,14 +116,14 @@ class WordEditRate(Metric):
         }
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        out = np.full(len(hypotheses), np.nan)
-        for k, (h, r) in enumerate(zip(hypotheses, references)):
-            hyp = normalise(h, self.lowercase, self.punctuation).split()
-            ref = normalise(r, self.lowercase, self.punctuation).split()
+        pairs, inverse = distinct_pairs(hypotheses, references)
+        words = memo(lambda text: normalise(text, self.lowercase, self.punctuation).split())
+        out = np.full(len(pairs), np.nan)
+        for k, (h, r) in enumerate(pairs):
+            hyp, ref = words(h), words(r)
             if hyp and ref:
                 out[k] = Levenshtein.distance(hyp[1:], ref[1:]) / len(ref)
-        return out
+        return out[inverse]
 
 
 def profile_metrics() -> list[Metric]:

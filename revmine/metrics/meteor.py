@@ -49,6 +49,11 @@ defines: in their copy of an old nltk the stem module does not remove the words 
 never matches), so the synonym module runs again over words already stem-matched. Synonym matches that
 repeat a stem pair are not weighted again but are still counted in ``matches`` and split chunks, and
 synonym matches that reuse a word count as extra matches. Used by the ``cmg2022`` profile only.
+
+Speed: a batch aligns each distinct (hypothesis, reference) pair once and tokenises each distinct string
+once; stems and synonym sets are cached per word for the metric's lifetime. Metrics pickle without
+their WordNet reader and caches, and reload WordNet (once per process: ``load_wordnet`` caches it) when
+unpickled in a worker, checking that it finds the same WordNet.
 """
 
 from __future__ import annotations
@@ -59,10 +64,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
+import warnings
+
 import numpy as np
 from nltk.stem.porter import PorterStemmer
 
-from .base import Metric, check_lengths
+from .base import Metric, distinct_pairs, memo
 from .text import PUNCTUATION, normalise
 from .wordnet import load_wordnet
 
@@ -214,6 +221,7 @@ class Meteor(Metric):
         self.parameters = parameters
         self.exemption = exemption
         self.alignment = alignment
+        self._wordnet = wordnet
         self._stem = lru_cache(maxsize=None)(PorterStemmer().stem)
         if synonyms:
             status = load_wordnet(wordnet)
@@ -221,6 +229,25 @@ class Meteor(Metric):
             self._synonyms = _synonym_lookup(status.reader) if status.available else None
         else:
             self._syn_signature, self._synonyms = "off", None
+
+    def __getstate__(self) -> dict:
+        """Settings only: the stemmer cache and the WordNet lookup are rebuilt by ``__setstate__``."""
+        state = self.__dict__.copy()
+        state["_stem"] = state["_synonyms"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+        if self._syn_signature == "off":
+            return
+        with warnings.catch_warnings():  # the creating process has warned already if WordNet is missing
+            warnings.simplefilter("ignore")
+            status = load_wordnet(self._wordnet)
+        if status.signature != self._syn_signature:
+            raise RuntimeError(f"{type(self).__name__} was built with WordNet {self._syn_signature!r} but this "
+                               f"process finds {status.signature!r} ({status.source or status.reason})")
+        self._synonyms = _synonym_lookup(status.reader) if status.available else None
 
     @property
     def synonyms_used(self) -> bool:
@@ -257,13 +284,14 @@ class Meteor(Metric):
         return normalise(text, self.lowercase, self.punctuation).split()
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        out = np.empty(len(hypotheses), dtype=np.float64)
-        for k, (h, r) in enumerate(zip(hypotheses, references)):
-            hyp, ref = self.tokens(h), self.tokens(r)
+        pairs, inverse = distinct_pairs(hypotheses, references)
+        tokens = memo(self.tokens)
+        out = np.empty(len(pairs), dtype=np.float64)
+        for k, (h, r) in enumerate(pairs):
+            hyp, ref = tokens(h), tokens(r)
             aligned = align(hyp, ref, self._stem, self._synonyms, self.alignment)
             out[k] = meteor_from_alignment(aligned, len(hyp), len(ref), self.parameters, self.exemption)
-        return out
+        return out[inverse]
 
 
 class MeteorNext(Meteor):

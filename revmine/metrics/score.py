@@ -9,12 +9,25 @@ and counted in ``missing``; infinite ones (SED normalised by an empty reference)
 ``infinite`` and left out too, so every statistic is a finite number or null and the JSON is valid.
 Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style)
 also get their corpus value over the rank-1 predictions, which is what papers report as "BLEU".
+
+``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform):
+the pairs are cut into contiguous chunks (whole beams, so a reference's k pairs stay together and its
+cached statistics are reused), every chunk of every metric is a task, and each metric's chunks are
+concatenated in order. Values are byte-identical to ``workers=1``, because a metric's value for a pair
+does not depend on the other pairs of its batch (``Metric.sentence_scores``'s contract). Metrics with
+``parallel_safe = False``, and metrics that cannot be pickled (a warning says which), are scored in the
+calling process on the whole list. Each worker receives the pairs and the metrics once, when it starts;
+starting costs the imports and, for the METEOR family, loading WordNet (about a second a worker).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import pickle
 import textwrap
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -55,8 +68,11 @@ def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.n
 
 
 def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
-                      progress: bool = False) -> ScoreRun:
-    """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`."""
+                      progress: bool = False, workers: int | None = None) -> ScoreRun:
+    """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`.
+
+    ``workers``: processes to score in (None or 1: this process only); see the module docstring.
+    """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
         raise ValueError(f"two metrics write the same column: {columns}")
@@ -72,12 +88,7 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "exact_match": exact,
         "perfect_at_k": perfect,
     }
-    iterator = metrics
-    if progress:
-        from tqdm import tqdm
-        iterator = tqdm(metrics, desc="scoring", unit="metric")
-    for metric in iterator:
-        values = np.asarray(metric.sentence_scores(hyps, refs), dtype=np.float64)
+    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress)):
         if values.shape != (len(hyps),):
             raise RuntimeError(f"{metric!r} returned {values.shape} scores for {len(hyps)} predictions")
         data[metric.column] = values
@@ -86,6 +97,93 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
     run = ScoreRun(table, list(metrics), preds.k, preds.source, profile)
     run.summary = summarize(run)
     return run
+
+
+def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
+                  align: int = 1, progress: bool = False) -> list[np.ndarray]:
+    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1.
+
+    Chunk boundaries fall on multiples of ``align`` (the beam size). The result equals, byte for byte,
+    calling every metric on the whole lists in this process.
+    """
+    workers = 1 if workers is None else int(workers)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    n = len(hyps)
+    pooled: dict[int, bytes] = {}
+    if workers > 1 and n > 1:
+        for i, metric in enumerate(metrics):
+            if not metric.parallel_safe:
+                continue
+            try:
+                pooled[i] = pickle.dumps(metric)
+            except Exception as exc:  # noqa: BLE001 - any pickling failure means: score it here
+                warnings.warn(f"{metric!r} cannot be sent to worker processes ({exc}); scored in this process",
+                              RuntimeWarning, stacklevel=3)
+    results: list[np.ndarray | None] = [None] * len(metrics)
+    local = [i for i in range(len(metrics)) if i not in pooled]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(metrics), desc="scoring", unit="metric")
+
+    def run_local() -> None:
+        for i in local:
+            results[i] = np.asarray(metrics[i].sentence_scores(hyps, refs), dtype=np.float64)
+            if bar is not None:
+                bar.update(1)
+
+    if not pooled:
+        run_local()
+    else:
+        bounds = chunk_bounds(n, workers, align)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(bounds) * len(pooled)), mp_context=context,
+                                 initializer=_init_worker, initargs=(pooled, list(hyps), list(refs))) as pool:
+            futures = {pool.submit(_score_chunk, i, lo, hi): (i, c)
+                       for i in pooled for c, (lo, hi) in enumerate(bounds)}
+            run_local()  # meanwhile, in this process
+            chunks: dict[int, list] = {i: [None] * len(bounds) for i in pooled}
+            left = {i: len(bounds) for i in pooled}
+            for future in as_completed(futures):
+                i, c = futures[future]
+                chunks[i][c] = future.result()
+                left[i] -= 1
+                if left[i] == 0:
+                    results[i] = np.concatenate(chunks[i])
+                    if bar is not None:
+                        bar.update(1)
+    if bar is not None:
+        bar.close()
+    return results  # type: ignore[return-value]
+
+
+def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> list[tuple[int, int]]:
+    """Contiguous ``[lo, hi)`` ranges covering ``0..n``, about ``per_worker`` per worker (so that a slow
+    chunk does not leave a worker idle), with inner boundaries on multiples of ``align``."""
+    align = max(1, align)
+    units = -(-n // align)
+    parts = max(1, min(units, workers * per_worker))
+    cuts = [min(n, (units * j // parts) * align) for j in range(parts + 1)]
+    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+
+
+#: A worker's metrics (by index in the caller's list) and pairs, set once by ``_init_worker``.
+_WORKER: dict[str, object] = {}
+
+
+def _init_worker(metrics: dict[int, bytes], hyps: list[str], refs: list[str]) -> None:
+    _WORKER["metrics"] = {i: pickle.loads(blob) for i, blob in metrics.items()}
+    _WORKER["hyps"], _WORKER["refs"] = hyps, refs
+
+
+def _score_chunk(index: int, lo: int, hi: int) -> np.ndarray:
+    metric = _WORKER["metrics"][index]  # type: ignore[index]
+    values = np.asarray(metric.sentence_scores(_WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi]),  # type: ignore[index]
+                        dtype=np.float64)
+    if values.shape != (hi - lo,):
+        raise RuntimeError(f"{metric!r} returned {values.shape} scores for {hi - lo} predictions")
+    return values
 
 
 def _stats(values: np.ndarray) -> dict[str, float | int | None]:

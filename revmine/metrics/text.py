@@ -14,6 +14,15 @@
 Scores are in 0..1 (sacrebleu's percentages are divided by 100). METEOR and Log-MNEXT are in
 ``meteor.py``; the commit-message paper's variants (Dey et al. 2022) are in ``cmg2022.py``.
 
+Speed, with values identical to calling the library once per pair (tests compare to 1e-12, in fact
+bit for bit): each batch scores every distinct (hypothesis, reference) pair once, and works out what
+depends on one side only once per distinct string — for ROUGE the tokens and n-grams (rouge-score's own
+tokeniser, ``_create_ngrams`` and ``_score_ngrams``; ROUGE-L's LCS length by rapidfuzz's ``LCSseq`` on
+token ids, an integer equal to rouge-score's table, then rouge-score's ``fmeasure``), for chrF the
+reference's and hypothesis's n-gram counts (sacrebleu's ``_extract_reference_info`` and n-gram helpers,
+then its ``_get_match_statistics`` and ``_compute_score_from_stats``), for TER the tercom tokenisation
+(see ``Ter``: TER's time is its shift search, which only more processes help).
+
 ``normalise`` is the case folding and punctuation removal that Dey et al. study as factors; the
 METEOR family and the cmg2022 variants use it, and record it in their signatures.
 """
@@ -25,10 +34,13 @@ from importlib.metadata import version
 from typing import Literal, Sequence
 
 import numpy as np
-from rouge_score import rouge_scorer
+from rapidfuzz.distance import LCSseq
+from rouge_score import rouge_scorer, scoring
 from sacrebleu.metrics import CHRF, TER
+from sacrebleu.metrics import lib_ter
+from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
-from .base import Metric, check_lengths
+from .base import Metric, distinct_pairs, memo
 
 #: Character sets removed by ``normalise``: none, ASCII punctuation, or the set Dey et al.'s scripts
 #: remove (ASCII punctuation without ``+ = ` |``).
@@ -80,12 +92,27 @@ class Rouge(Metric):
         }
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        # rouge-score's argument order is (target, prediction): reference first.
-        return np.array(
-            [self._scorer.score(ref, hyp)[self._key].fmeasure for hyp, ref in zip(hypotheses, references)],
-            dtype=np.float64,
-        )
+        """Equal to ``RougeScorer([key]).score(ref, hyp)[key].fmeasure`` per pair (rouge-score's argument
+        order is (target, prediction)); tokens and n-grams are computed once per distinct string."""
+        pairs, inverse = distinct_pairs(hypotheses, references)
+        tokenize = memo(self._scorer._tokenizer.tokenize)
+        out = np.empty(len(pairs), dtype=np.float64)
+        if self.variant == "L":
+            ids: dict[str, int] = {}  # tokens as dense ints: rapidfuzz compares them exactly (no hashing)
+            encode = memo(lambda text: [ids.setdefault(t, len(ids)) for t in tokenize(text)])
+            for k, (hyp, ref) in enumerate(pairs):
+                target, prediction = encode(ref), encode(hyp)
+                if not target or not prediction:  # rouge_scorer._score_lcs
+                    out[k] = 0.0
+                    continue
+                lcs = LCSseq.similarity(target, prediction)
+                out[k] = scoring.fmeasure(lcs / len(prediction), lcs / len(target))
+        else:
+            n = int(self.variant)
+            ngrams = memo(lambda text: rouge_scorer._create_ngrams(tokenize(text), n))
+            for k, (hyp, ref) in enumerate(pairs):
+                out[k] = rouge_scorer._score_ngrams(ngrams(ref), ngrams(hyp)).fmeasure
+        return out[inverse]
 
 
 class Chrf(Metric):
@@ -126,17 +153,41 @@ class Chrf(Metric):
         }
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        return np.array(
-            [self._chrf.sentence_score(h, [r]).score / 100.0 for h, r in zip(hypotheses, references)],
-            dtype=np.float64,
-        )
+        """Equal to ``CHRF(...).sentence_score(h, [r]).score / 100`` per pair: the same sacrebleu steps
+        (n-gram extraction, ``_get_match_statistics``, ``_compute_score_from_stats``) with each distinct
+        reference's and hypothesis's n-grams extracted once."""
+        pairs, inverse = distinct_pairs(hypotheses, references)
+        c = self._chrf
+        ref_ngrams = memo(lambda r: c._extract_reference_info([c._preprocess_segment(r)])["ref_ngrams"][0])
+
+        def extract(h: str) -> list:  # CHRF._compute_segment_statistics's hypothesis side
+            h = c._preprocess_segment(h)
+            grams = extract_all_char_ngrams(h, c.char_order, c.whitespace)
+            if c.word_order > 0:
+                words = c._remove_punctuation(h)
+                grams.extend([extract_word_ngrams(words, n) for n in range(1, c.word_order + 1)])
+            return grams
+
+        hyp_ngrams = memo(extract)
+        match = c._get_match_statistics
+        out = np.empty(len(pairs), dtype=np.float64)
+        for k, (hyp, ref) in enumerate(pairs):
+            stats: list[int] = []
+            for h, r in zip(hyp_ngrams(hyp), ref_ngrams(ref)):
+                stats.extend(match(h, r))
+            out[k] = c._compute_score_from_stats(stats).score / 100.0
+        return out[inverse]
 
 
 class Ter(Metric):
     """TER with shifts (tercom semantics), sacrebleu's sentence-level score / 100: edits per reference word.
 
     An empty reference scores 1 when the hypothesis is not empty and 0 when it is (sacrebleu's rule).
+
+    Nearly all the time goes to sacrebleu's shift search and beam edit distance (pure Python), which
+    per-string caching cannot save: sharing its ``BeamEditDistance`` row cache between the hypotheses of
+    one reference with the same length is exact but measured no faster on beam output, so each distinct
+    pair gets sacrebleu's own ``translation_edit_rate``. Use ``score_predictions(..., workers=N)``.
     """
 
     name = "ter"
@@ -170,8 +221,14 @@ class Ter(Metric):
         }
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        return np.array(
-            [self._ter.sentence_score(h, [r]).score / 100.0 for h, r in zip(hypotheses, references)],
-            dtype=np.float64,
-        )
+        """Equal to ``TER(...).sentence_score(h, [r]).score / 100`` per pair (see the class docstring)."""
+        pairs, inverse = distinct_pairs(hypotheses, references)
+        t = self._ter
+        words = memo(lambda s: t._preprocess_segment(s).split())
+        out = np.empty(len(pairs), dtype=np.float64)
+        for k, (hyp, ref) in enumerate(pairs):
+            edits, ref_len = lib_ter.translation_edit_rate(words(hyp), words(ref))
+            # TER._compute_segment_statistics: [best edits, mean reference length] over one reference
+            out[k] = t._compute_score_from_stats([edits, ref_len / 1]).score / 100.0
+        return out[inverse]
+
