@@ -132,3 +132,8 @@ def test_edited_input_files_and_changed_projects_rerun_their_stages(tmp_path: Pa
     state = run(load_job(job_file, tmp_path / "out"), progress=False, echo=lambda line: None)
     rows = ds.dataset(tmp_path / "out" / "mined" / "rounds.parquet").to_table().column("source").to_pylist()
     assert set(rows) == {"gerrit"} and state["mine"]["result"]["rows"] == len(rows)
+
+
+def test_the_real_forge_template_is_a_valid_job(tmp_path: Path) -> None:
+    job = load_job(EXAMPLES / "many-projects.toml", tmp_path)
+    assert len(job.config["projects"]) == 4 and job.section("split")["strategy"] == "time"
