@@ -45,19 +45,15 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from .metrics.predictions import read_predictions
-    from .metrics.registry import select_metrics
-    from .metrics.score import score_predictions, summary_markdown, write_run
+    from .metrics.score import score_file, summary_markdown, write_run
 
-    preds = read_predictions(args.predictions, args.format, args.refs, args.beam,
-                             args.pred_field, args.ref_field, args.id_field)
-    metrics, profile = select_metrics(args.profile, args.metrics, args.kind)
     if args.plot and args.out is None:
         raise SystemExit("--plot needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
-    run = score_predictions(preds, metrics, profile=profile.describe() if profile else None,
-                            progress=not args.json and sys.stderr.isatty(), workers=args.workers)
+    run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
+                     args.id_field, args.profile, args.metrics, args.kind, args.workers,
+                     progress=not args.json and sys.stderr.isatty())
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
         if not args.json:
@@ -338,13 +334,12 @@ def _add_filter(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_filter(args: argparse.Namespace) -> int:
-    from .filters.dataset import FilterOptions, filter_candidates, report_markdown
-    from .store import read_table
+    from .filters.dataset import FilterOptions, filter_candidates
 
     options = FilterOptions(max_tokens=args.max_tokens, noise_model=args.noise_model,
                             skip=frozenset(s.strip() for s in args.skip.split(",") if s.strip()))
     result = filter_candidates(args.candidates, args.out, options)
-    print(report_markdown(read_table(result["report_path"])))
+    print(Path(result["report_markdown_path"]).read_text(encoding="utf-8"))
     return 0
 
 

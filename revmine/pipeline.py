@@ -237,15 +237,12 @@ def _export(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, l
 
 
 def _score(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
-    from .metrics.predictions import read_predictions
-    from .metrics.registry import select_metrics
-    from .metrics.score import score_predictions, write_run
+    from .metrics.score import score_file, write_run
 
-    preds = read_predictions(job.resolve(settings["predictions"]), settings.get("format"),
-                             job.resolve(settings.get("references")), settings.get("beam", 1))
-    metrics, profile = select_metrics(settings.get("profile"), settings.get("metrics"), settings.get("kind", "code"))
-    scored = score_predictions(preds, metrics, profile=profile.describe() if profile else None, progress=progress,
-                               workers=settings.get("workers", 1))
+    scored = score_file(job.resolve(settings["predictions"]), settings.get("format"),
+                        job.resolve(settings.get("references")), settings.get("beam", 1),
+                        profile=settings.get("profile"), metrics=settings.get("metrics"),
+                        kind=settings.get("kind", "code"), workers=settings.get("workers", 1), progress=progress)
     paths = write_run(scored, job.out / "scores")
     last = scored.summary["per_k"][-1]
     return {"k": last["k"], "perfect": last["perfect"], "perfect_pct": last["perfect_pct"]}, list(paths.values())

@@ -84,8 +84,6 @@ class DropReason:
     METHOD_DELETED = "method_deleted"  # the method has no counterpart in the next revision
     ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
 
-    ALL = frozenset(v for k, v in vars().items() if k.isupper())
-
 
 CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 1
 

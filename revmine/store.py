@@ -124,12 +124,18 @@ def read_table(path: str | Path, expect: str | None = None, columns: list[str] |
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"not a readable Parquet file: {exc}") from exc
     if expect is not None:
-        found = schema_id(pq.read_schema(path) if path.is_file() else table.schema)
-        if found is not None and found.split("/")[0] != expect.split("/")[0]:
-            raise InputError(path, f"expected a {expect} file, found {found}")
-        if found is not None and found != expect:
-            raise InputError(path, f"schema version {found} is not supported (this revmine reads {expect})")
+        _check_tag(path, pq.read_schema(path) if path.is_file() else table.schema, expect)
     return table
+
+
+def _check_tag(path: Path, schema: pa.Schema, expect: str) -> None:
+    """A file tagged by another stage, or by another version of this one, is refused by name."""
+    found = schema_id(schema)
+    if found is None or found == expect:
+        return
+    if found.split("/")[0] != expect.split("/")[0]:
+        raise InputError(path, f"expected a {expect} file, found {found}")
+    raise InputError(path, f"schema version {found} is not supported (this revmine reads {expect})")
 
 
 class Parts:
@@ -155,9 +161,8 @@ class Parts:
                 handle = pq.ParquetFile(file)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(file, f"not a readable Parquet file: {exc}") from exc
-            found = schema_id(handle.schema_arrow)
-            if expect is not None and found is not None and found != expect:
-                raise InputError(file, f"expected a {expect} file, found {found}")
+            if expect is not None:
+                _check_tag(file, handle.schema_arrow, expect)
             self._handles.append(handle)
         self.schema = self._handles[0].schema_arrow
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)

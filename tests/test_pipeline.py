@@ -137,3 +137,20 @@ def test_edited_input_files_and_changed_projects_rerun_their_stages(tmp_path: Pa
 def test_the_real_forge_template_is_a_valid_job(tmp_path: Path) -> None:
     job = load_job(EXAMPLES / "many-projects.toml", tmp_path)
     assert len(job.config["projects"]) == 4 and job.section("split")["strategy"] == "time"
+
+
+def test_the_stage_commands_build_the_same_dataset_as_the_main_job(tmp_path: Path, no_network: None,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = tmp_path / "run"
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(run_dir)]) == 0
+    steps = [["preprocess", "--rounds", str(run_dir / "mined" / "rounds.parquet"), "--out", str(tmp_path / "pre")],
+             ["filter", "--candidates", str(tmp_path / "pre" / "candidates.parquet"), "--out", str(tmp_path / "f")],
+             ["split", "--dataset", str(tmp_path / "f" / "kept.parquet"), "--out", str(tmp_path / "s"),
+              "--rounds", str(run_dir / "mined" / "rounds.parquet")],
+             ["export", "--splits", str(tmp_path / "s"), "--out", str(tmp_path / "d"),
+              "--filter-report", str(tmp_path / "f" / "filter_report.parquet"),
+              "--name", "revmine example: code review triplets and pairs"]]
+    for step in steps:
+        assert main(step) == 0, step
+    assert "| **kept** |" in capsys.readouterr().out  # the filter command prints its report
+    assert _digest(tmp_path / "d") == _digest(run_dir / "dataset")

@@ -237,7 +237,12 @@ def detect_format(path: str | Path) -> str:
         return "parquet"
     if suffix in (".jsonl", ".json", ".ndjson"):
         return "jsonl"
-    for line in read_lines(path)[:50]:
+    try:  # the head is enough to tell; the reader then decodes the whole file strictly, with line numbers
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
+    for line in head.splitlines():
         if line.strip():
             if _TUFANO_LINE.match(line):
                 return "tufano"

@@ -40,7 +40,8 @@ from .. import __version__
 from ..schema import scores_schema
 from ..store import atomic_path, write_json, write_table, write_text
 from .base import Metric
-from .predictions import Predictions
+from .predictions import Predictions, read_predictions
+from .registry import select_metrics
 
 
 @dataclass
@@ -57,6 +58,14 @@ class ScoreRun:
     @property
     def signatures(self) -> dict[str, str]:
         return {m.column: m.signature() for m in self.metrics}
+
+    @property
+    def examples(self) -> int:
+        return self.table.num_rows // self.k if self.k else 0
+
+    def values(self, column: str) -> np.ndarray:
+        """A score column as float64, one value per (example, rank)."""
+        return self.table.column(column).to_numpy(zero_copy_only=False).astype(np.float64)
 
 
 def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
@@ -186,6 +195,17 @@ def _score_chunk(index: int, lo: int, hi: int) -> np.ndarray:
     return values
 
 
+def score_file(path: str | Path, fmt: str | None = None, references: str | Path | None = None, beam: int = 1,
+               pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
+               profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
+               workers: int | None = None, progress: bool = False) -> ScoreRun:
+    """Read a predictions file and score it with a profile's, the named, or the kind's default metrics."""
+    preds = read_predictions(path, fmt, references, beam, pred_field, ref_field, id_field)
+    chosen, used = select_metrics(profile, metrics, kind)
+    return score_predictions(preds, chosen, profile=used.describe() if used else None, progress=progress,
+                             workers=workers)
+
+
 def _stats(values: np.ndarray) -> dict[str, float | int | None]:
     counts = {"missing": int(np.isnan(values).sum()), "infinite": int(np.isinf(values).sum())}
     ok = values[np.isfinite(values)]
@@ -211,20 +231,19 @@ def best_of_k(values: np.ndarray, n: int, k_max: int, k: int, higher_is_better: 
 
 def summarize(run: ScoreRun) -> dict:
     """Summary per k = 1..K: perfect predictions, and each metric over all predictions and best of k."""
-    table, k_max = run.table, run.k
-    n = table.num_rows // k_max if k_max else 0
+    table, k_max, n = run.table, run.k, run.examples
     exact = table.column("exact_match").to_numpy(zero_copy_only=False).reshape(n, k_max) if n else np.zeros((0, 0))
+    values = {m.column: run.values(m.column) for m in run.metrics}
     per_k = []
     for k in range(1, k_max + 1):
         perfect = int(exact[:, :k].any(axis=1).sum())
         entry: dict = {"k": k, "n": n, "perfect": perfect, "perfect_pct": round(100.0 * perfect / n, 2) if n else None,
                        "metrics": {}}
         for metric in run.metrics:
-            values = table.column(metric.column).to_numpy(zero_copy_only=False).astype(np.float64)
-            ranks = values.reshape(n, k_max)[:, :k].ravel()
+            column = values[metric.column]
             entry["metrics"][metric.column] = {
-                "all": _stats(ranks),
-                "best": _stats(best_of_k(values, n, k_max, k, metric.higher_is_better)),
+                "all": _stats(column.reshape(n, k_max)[:, :k].ravel()),
+                "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better)),
             }
         per_k.append(entry)
     first = table.filter(pc.equal(table.column("k"), 1))
@@ -280,14 +299,14 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    n, k_max = run.table.num_rows // max(run.k, 1), run.k
+    n, k_max = run.examples, run.k
     written = []
     for metric in run.metrics:
-        values = run.table.column(metric.column).to_numpy(zero_copy_only=False).astype(np.float64)
+        values = run.values(metric.column)
         data = []
         for k in range(1, k_max + 1):
             best = best_of_k(values, n, k_max, k, metric.higher_is_better)
-            data.append(best[~np.isnan(best)])
+            data.append(best[np.isfinite(best)])  # as the summary: NaN and infinity are counted, not drawn
         fig, ax = plt.subplots(figsize=(max(4.5, 1.2 + 0.8 * k_max), 4))
         ax.boxplot(data, showfliers=False)
         ax.set_xticks(range(1, k_max + 1), [f"k={k}" for k in range(1, k_max + 1)])
