@@ -50,13 +50,7 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
         """Without numba the kernels stay plain Python."""
         return lambda function: function
 
-from .bleu import distinct
-
-#: ``WHITESPACE[min(c, 0x3001)]``: whether code point c is one ``str.split()`` splits on (``str.isspace``).
-#: None lies above U+3000 (tests/test_metrics_edit.py checks the whole range); the last entry, False,
-#: stands for every code point above.
-_LAST_SPACE = 0x3000
-WHITESPACE = np.array([chr(c).isspace() for c in range(_LAST_SPACE + 2)], dtype=np.bool_)
+from .bleu import WHITESPACE, distinct  # WHITESPACE[min(c, 0x3001)]: c is a str.split() separator
 
 _U64 = np.uint64
 

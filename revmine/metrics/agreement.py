@@ -120,20 +120,15 @@ def agreement(
     human = _mean_human(human_scores, len(predictions), rounding, normalise_by_max)
     rows = []
     for metric in metrics:
-        scores = _postprocess(
-            metric.sentence_scores(predictions, references),
-            rounding,
-            normalise_by_max,
-            distances_as_similarity and not metric.higher_is_better,
-        )
+        flip = distances_as_similarity and not metric.higher_is_better
+        scores = _postprocess(metric.sentence_scores(predictions, references), rounding, normalise_by_max, flip)
         ok = ~np.isnan(scores)
         if not ok.all():
             warnings.warn(f"{metric.column}: {int((~ok).sum())} pair(s) without a score left out", stacklevel=2)
         x, y = scores[ok], human[ok]
         row: dict[str, object] = {
             "metric": metric.column,
-            "signature": metric.signature() + _post_signature(
-                rounding, normalise_by_max, distances_as_similarity and not metric.higher_is_better),
+            "signature": metric.signature() + _post_signature(rounding, normalise_by_max, flip),
             "n": int(ok.sum()),
         }
         row.update(correlations(x, y, n_boot=n_boot, seed=seed, confidence=confidence))

@@ -63,7 +63,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Metric, check_lengths
+from .base import Metric, check_lengths, memo
 
 SACREBLEU_SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 NLTK_SMOOTHING: dict[str, float | None] = {
@@ -71,6 +71,8 @@ NLTK_SMOOTHING: dict[str, float | None] = {
     "nltk4": 5.0, "nltk5": None, "nltk6": 5.0, "nltk7": 5.0,
 }
 SMOOTHING_METHODS = (*SACREBLEU_SMOOTHING, *NLTK_SMOOTHING)
+#: each smoothing method's default ``value`` (None: it takes none)
+_DEFAULT_VALUES: dict[str, float | None] = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}
 TOKENIZERS = ("space", "char")
 
 #: pairs scored together: small enough that every temporary array stays in cache, large enough that
@@ -82,9 +84,11 @@ _CHUNK = 1024
 # Tokens to dense integer ids
 # ---------------------------------------------------------------------------------------------------
 
-#: the characters ``str.split()`` splits on (``str.isspace``), indexed by code point
-_WHITESPACE = np.zeros(0x110000, dtype=bool)
-_WHITESPACE[[c for c in range(0x3001) if chr(c).isspace()]] = True  # none lies above U+3000
+#: ``WHITESPACE[min(c, 0x3001)]``: whether code point c is one ``str.split()`` splits on (``str.isspace``).
+#: None lies above U+3000 (tests/test_metrics_edit.py checks the whole range); the last entry, False,
+#: stands for every code point above. Shared with the compiled edit-distance kernel (``_levenshtein``).
+_LAST_SPACE = 0x3000
+WHITESPACE = np.array([chr(c).isspace() for c in range(_LAST_SPACE + 2)], dtype=np.bool_)
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
 _SLOT_BITS = 20
 # _BASE ** i and its inverse ** i (mod 2**64), grown on demand
@@ -113,7 +117,7 @@ def _not_space(cp: np.ndarray) -> np.ndarray:
     """``not str.isspace()`` per code point; compares for ASCII, the table only for the rare rest."""
     word = cp > 32
     odd = np.flatnonzero((cp < 32) | (cp > 127) if cp.max(initial=0) > 127 else cp < 32)
-    word[odd] = ~_WHITESPACE[cp[odd]]
+    word[odd] = ~WHITESPACE[np.minimum(cp[odd], _LAST_SPACE + 1)]
     return word
 
 
@@ -224,8 +228,8 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize
     hyp_index, hyp_strings = distinct(hyps)
     ref_index, ref_strings = distinct(refs)
     ids, counts = intern_tokens(hyp_strings + ref_strings, tokenize)
-    split = int(counts[:len(hyp_strings)].sum())
     hyp_counts, ref_counts = counts[:len(hyp_strings)], counts[len(hyp_strings):]
+    split = int(hyp_counts.sum())
     out = np.zeros((pairs, orders + 2), dtype=np.int64)
     out[:, 0], out[:, 1] = hyp_counts[hyp_index], ref_counts[ref_index]
     if not len(ids):
@@ -379,11 +383,11 @@ class BLEU(Metric):
             raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
         if max_n < 1 or (smooth == "nltk6" and max_n < 3):
             raise ValueError(f"max_n={max_n} is too small for smoothing {smooth!r}")
-        defaults = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}
-        if value is not None and defaults[smooth] is None:
+        default = _DEFAULT_VALUES[smooth]
+        if value is not None and default is None:
             raise ValueError(f"smoothing {smooth!r} takes no value")
         self.max_n, self.smooth, self.tokenize, self.lowercase = max_n, smooth, tokenize, lowercase
-        self.value = float(defaults[smooth]) if value is None and defaults[smooth] is not None else value
+        self.value = float(default) if value is None and default is not None else value
         self.effective_order = effective_order
         self._nltk = smooth in NLTK_SMOOTHING
         if self._nltk and not effective_order:
@@ -405,10 +409,9 @@ class BLEU(Metric):
     @property
     def column(self) -> str:
         parts = [f"bleu{self.max_n}", *self._variant()]
-        default_value = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}[self.smooth]
         if self.smooth != "exp":
             parts.append(self.smooth.replace("-", "_"))
-        if self.value is not None and self.value != default_value:
+        if self.value is not None and self.value != _DEFAULT_VALUES[self.smooth]:
             parts[-1] += f"{self.value:g}"
         if not self.effective_order:
             parts.append("noeff")
@@ -522,8 +525,8 @@ class BLEUNorm(Metric):
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         check_lengths(hypotheses, references)
-        stats = bleu_statistics([codexglue_tokens(h) for h in hypotheses],
-                                [codexglue_tokens(r) for r in references], 4, "space")
+        tokens = memo(codexglue_tokens)  # a beam repeats each reference k times
+        stats = bleu_statistics([tokens(h) for h in hypotheses], [tokens(r) for r in references], 4, "space")
         hyp_len, ref_len = stats[:, 0].astype(np.float64), stats[:, 1].astype(np.float64)
         add = np.array([0.0, 1.0, 1.0, 1.0])
         tiny = sys.float_info.min
