@@ -148,6 +148,16 @@ def test_bad_label_files_name_the_line(tmp_path: Path, name: str, content: str, 
         classifier.read_labels(_write(tmp_path / name, content))
 
 
+def test_label_file_with_a_bad_byte_names_its_line_and_a_bom_is_dropped(tmp_path: Path) -> None:
+    bad = tmp_path / "bytes.jsonl"
+    bad.write_bytes(b'{"text": "ok", "label": "noise"}\n{"text": "caf\xe9", "label": "relevant"}\n')
+    with pytest.raises(InputError, match=r"bytes\.jsonl:2: undecodable byte 0xe9"):
+        classifier.read_labels(bad)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbftext,label\r\nThanks,noise\r\nRename x,relevant\r\n")
+    assert classifier.read_labels(bom) == (["Thanks", "Rename x"], [False, True])
+
+
 def test_train_from_file_writes_a_usable_model(sample: tuple[list[str], list[bool]], tmp_path: Path) -> None:
     texts, labels = sample
     labels_file = tmp_path / "mine.jsonl"

@@ -325,6 +325,9 @@ def test_bad_input_files_name_the_problem(tmp_path):
                 metadata={"revmine.schema": "candidates/1"})
     with pytest.raises(InputError, match="expected a rounds/1 file, found candidates/1"):
         preprocess(tmp_path / "cands.parquet", tmp_path / "out")
+    (tmp_path / "idioms.txt").write_bytes(b"size\nna\xefve\n")
+    with pytest.raises(InputError, match=r"idioms\.txt:2: undecodable byte"):
+        preprocess(write_rounds(tmp_path / "rounds.parquet", []), tmp_path / "out", idioms=tmp_path / "idioms.txt")
     assert not (tmp_path / "out").exists()
 
 

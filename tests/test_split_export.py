@@ -219,6 +219,9 @@ def test_export_flattens_texts_to_one_line(tmp_path):
     jsonl = (tmp_path / "out/jsonl/triplets/test.jsonl").read_text()
     assert len(jsonl.splitlines()) == 1 and json.loads(jsonl)["comment_abstract"].endswith("fourth")
     assert not (tmp_path / "out/data/pairs").exists()
+    (splits / "split.json").write_text('{"strategy": "random",\n"seed": }\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"split\.json:2: not valid JSON"):  # a corrupt summary is named
+        export_dataset(splits, tmp_path / "out2")
 
 
 def test_export_loads_with_datasets(tmp_path, filtered, monkeypatch, no_network):

@@ -38,6 +38,7 @@ from ..errors import InputError
 from ..filters.report import report_markdown
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
 from ..store import atomic_path, read_table, write_table, write_text
+from ..textio import read_lines
 from .rows import KINDS, PAIR, TRIPLET
 from .split import SPLITS, SUMMARY_FILE
 from .staging import staged_directory
@@ -131,8 +132,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
     report = None if options.filter_report is None else read_table(
         options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
-    split_summary = splits_dir / SUMMARY_FILE
-    how_split = json.loads(split_summary.read_text(encoding="utf-8")) if split_summary.is_file() else None
+    how_split = _split_summary(splits_dir / SUMMARY_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     files: list[str] = []
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
@@ -141,6 +141,19 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
         write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats))
         files.append(CARD_FILE)
     return {"sizes": sizes, "files": files, "card": str(out_dir / CARD_FILE)}
+
+
+def _split_summary(path: Path) -> dict | None:
+    """The split stage's ``split.json``, or None when there is none; a corrupt one is an error naming it."""
+    if not path.is_file():
+        return None
+    try:
+        summary = json.loads("\n".join(read_lines(path)))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
+    if not isinstance(summary, dict):
+        raise InputError(path, "expected a JSON object (the split stage's summary)")
+    return summary
 
 
 def _write_part(out: Path, config: str, kind: str, name: str, part: pa.Table, formats: tuple[str, ...]) -> list[str]:

@@ -53,6 +53,7 @@ from sklearn.tree import DecisionTreeClassifier
 from ..cache import cache_dir
 from ..errors import InputError
 from ..store import atomic_path
+from ..textio import read_lines
 from . import rules
 
 __all__ = [
@@ -259,8 +260,9 @@ def _text(value: object, path: str | Path, line: int) -> str:
     return value
 
 
-def _read_csv(stream: io.TextIOBase, path: str | Path) -> list[tuple[str, bool]]:
-    reader = csv.reader(stream)
+def _read_csv(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
+    # one text again, so that a quoted field keeps its newlines (csv.reader drops them between list items)
+    reader = csv.reader(io.StringIO("\n".join(lines), newline=""))
     header = next(reader, None)
     if header is None:
         raise InputError(path, "empty file; expected a header with columns text,label", line=1)
@@ -281,9 +283,9 @@ def _read_csv(stream: io.TextIOBase, path: str | Path) -> list[tuple[str, bool]]
     return rows
 
 
-def _read_jsonl(stream: io.TextIOBase, path: str | Path) -> list[tuple[str, bool]]:
+def _read_jsonl(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
     rows = []
-    for number, line in enumerate(stream, start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -296,16 +298,19 @@ def _read_jsonl(stream: io.TextIOBase, path: str | Path) -> list[tuple[str, bool
     return rows
 
 
-def _parse_labels(stream: io.TextIOBase, path: str | Path) -> tuple[list[str], list[bool]]:
+def _check_suffix(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".jsonl", ".ndjson"):
         raise InputError(path, "labels must be a .csv (columns text,label) or .jsonl file")
+    return suffix
+
+
+def _parse_labels(lines: list[str], path: str | Path) -> tuple[list[str], list[bool]]:
+    suffix = _check_suffix(path)
     try:
-        rows = _read_csv(stream, path) if suffix == ".csv" else _read_jsonl(stream, path)
+        rows = _read_csv(lines, path) if suffix == ".csv" else _read_jsonl(lines, path)
     except csv.Error as exc:
         raise InputError(path, f"malformed CSV: {exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text: {exc}") from exc
     labels = [label for _, label in rows]
     if all(labels) or not any(labels):
         raise InputError(path, f"{len(rows)} row(s) but training needs both relevant and noise comments")
@@ -320,8 +325,8 @@ def read_labels(path: str | Path) -> tuple[list[str], list[bool]]:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such labels file")
-    with open(path, encoding="utf-8", newline="") as stream:
-        return _parse_labels(stream, path)
+    _check_suffix(path)  # before reading: a file of another kind is not read at all
+    return _parse_labels(read_lines(path), path)  # strict UTF-8: a bad byte is reported with its line
 
 
 def train_from_file(labels_path: str | Path, out_model_path: str | Path, model: str = DEFAULT_MODEL,
@@ -351,7 +356,7 @@ def default_model() -> Pipeline:
             return load(cached)
         except InputError:
             pass  # a corrupt cache entry is rebuilt below
-    texts, labels = _parse_labels(io.StringIO(data.decode("utf-8"), newline=""), DATA_FILE)
+    texts, labels = _parse_labels(data.decode("utf-8").split("\n"), DATA_FILE)
     model = train(texts, labels)
     try:
         save(model, cached)

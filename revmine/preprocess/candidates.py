@@ -40,6 +40,7 @@ from ..engine import open_engine
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
 from ..store import AtomicParquetWriter, Parts
+from ..textio import read_lines
 from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
 from .comments import clean_comment
 from .linking import comment_lines, count_lines, link_comment
@@ -163,7 +164,7 @@ def _idioms(idioms: str | Path | Iterable[str] | None) -> frozenset[str]:
     if idioms is None:
         return default_idioms()
     if isinstance(idioms, (str, Path)):
-        return load_idioms(str(idioms))
+        return load_idioms(read_lines(Path(idioms)))  # strict UTF-8: a bad byte is reported with its line
     return frozenset(idioms)
 
 
