@@ -131,17 +131,16 @@ class DaskEngine:
         window, source = self.window, iter(items)
         pending: deque = deque()
 
-        def submit_next() -> None:
+        def submit_next() -> bool:
+            """Submit the next item, if any; whether one was."""
             for item in source:
                 pending.append(self.client.submit(fn, item, *shared, pure=False))
-                return
+                return True
+            return False
 
         try:
-            while len(pending) < window:
-                before = len(pending)
-                submit_next()
-                if len(pending) == before:
-                    break
+            while len(pending) < window and submit_next():
+                pass
             while pending:
                 head = pending.popleft()
                 result = head.result()

@@ -14,7 +14,6 @@ import email.utils
 import hashlib
 import json
 import re
-import subprocess
 import threading
 import time
 from collections import Counter
@@ -24,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from revmine.miners.replay import fast_import, fast_import_commit
 
 
 GITHUB_API = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github_api"
@@ -58,41 +59,25 @@ def java(name: str, version: int) -> str:
 
 # --- git ----------------------------------------------------------------------------------------------
 class RepoBuilder:
-    """Builds a bare repository with ``git fast-import`` (one process for all commits: fast)."""
+    """Builds a bare repository with one ``git fast-import`` for all commits (fast), through the
+    helpers that build the recorded example's repositories (:mod:`revmine.miners.replay`)."""
 
     def __init__(self, path: Path):
         self.path = path
-        subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
         self.stream: list[bytes] = []
-        self.marks = 0
         self.clock = 1_600_000_000
 
     def commit(self, ref: str, files: dict[str, str | None], parent: int | None = None, msg: str = "c") -> int:
-        self.marks += 1
         self.clock += 60
-        out = [f"commit {ref}\nmark :{self.marks}\ncommitter T <t@example.org> {self.clock} +0000\n".encode()]
-        out.append(f"data {len(msg)}\n{msg}\n".encode())
-        if parent is not None:
-            out.append(f"from :{parent}\n".encode())
-        for path, text in files.items():
-            if text is None:
-                out.append(f"D {path}\n".encode())
-            else:
-                data = text.encode()
-                out.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
-        self.stream.append(b"".join(out))
-        return self.marks
+        mark = len(self.stream) + 1
+        data = {path: None if text is None else text.encode() for path, text in files.items()}
+        self.stream.append(fast_import_commit(mark, ref, "T <t@example.org>", self.clock, msg, data, parent,
+                                              author=False))
+        return mark
 
     def finish(self) -> dict[int, str]:
         """Run the import; return mark -> sha."""
-        marks = self.path / "marks"
-        subprocess.run(["git", "-C", str(self.path), "fast-import", "--quiet", f"--export-marks={marks}"],
-                       input=b"".join(self.stream) + b"done\n", check=True)
-        result = {}
-        for line in marks.read_text().splitlines():
-            mark, sha = line.split()
-            result[int(mark[1:])] = sha
-        return result
+        return fast_import(self.path, self.stream)
 
 
 def ghost_sha(label: str) -> str:

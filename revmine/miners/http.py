@@ -368,10 +368,6 @@ class Client:
             next_url = response.links.get("next", {}).get("url")
             params = None  # the next link carries the query
 
-    def evict(self, response: requests.Response) -> None:
-        """Forget a cached response a caller found unusable (so a re-run fetches it again)."""
-        self._evict(response)
-
     @contextmanager
     def validating(self, response: requests.Response) -> Iterator[None]:
         """Turn a :class:`BadField` raised while converting ``response`` into a :class:`MalformedResponse`

@@ -23,6 +23,7 @@ replays them from the cache.
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import re
 import subprocess
@@ -130,15 +131,14 @@ class _Checkpoint:
 
     @staticmethod
     def _load(path: Path, spec: ProjectSpec) -> dict:
-        import json
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InputError(path, f"unreadable checkpoint: {exc}") from None
-        asked = data.get("asked", {})
+        asked, wanted = data.get("asked", {}), spec.asked()
         for key in ("source", "project", "url", "api_url"):
-            if asked.get(key) != spec.asked()[key]:
-                raise InputError(path, f"checkpoint is for {asked.get(key)!r}, job asks for {spec.asked()[key]!r};"
+            if asked.get(key) != wanted[key]:
+                raise InputError(path, f"checkpoint is for {asked.get(key)!r}, job asks for {wanted[key]!r};"
                                  " use another --out directory", field=key)
         return data
 

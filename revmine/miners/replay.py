@@ -26,7 +26,6 @@ import json
 import subprocess
 import tempfile
 import threading
-import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +35,7 @@ from typing import Any, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..errors import InputError
+from ..textio import read_toml
 
 Key = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -99,6 +99,36 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def fast_import_commit(mark: int, ref: str, committer: str, when: int, message: str,
+                       files: dict[str, bytes | None], parent: int | None = None, author: bool = True) -> bytes:
+    """One commit of a ``git fast-import`` stream: ``files`` maps a path to its bytes, or to None to
+    delete it; ``committer`` ("Name <email>") is the author too (no author line when ``author`` is off)."""
+    data = message.encode("utf-8")
+    ident = f"{committer} {when} +0000\n"
+    out = [f"commit {ref}\nmark :{mark}\n".encode(), f"author {ident}".encode() if author else b"",
+           f"committer {ident}data {len(data)}\n".encode(), data, b"\n"]
+    if parent is not None:
+        out.append(f"from :{parent}\n".encode())
+    for path, content in files.items():
+        if content is None:
+            out.append(f"D {path}\n".encode())
+        else:
+            out.append(f"M 100644 inline {path}\ndata {len(content)}\n".encode() + content + b"\n")
+    return b"".join(out)
+
+
+def fast_import(repo: Path, commits: list[bytes]) -> dict[int, str]:
+    """Create the bare repository ``repo`` from a ``git fast-import`` stream of ``commits``
+    (:func:`fast_import_commit`), in one process; returns {mark: commit id}."""
+    subprocess.run(["git", "init", "--quiet", "--bare", str(repo)], check=True)
+    marks = repo / "fast-import-marks"
+    subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet", f"--export-marks={marks}"],
+                   input=b"".join(commits) + b"done\n", check=True)
+    text = marks.read_text(encoding="ascii")
+    marks.unlink()
+    return {int(mark[1:]): sha for mark, sha in (line.split() for line in text.splitlines())}
+
+
 def build_repos(folder: str | Path, dest: str | Path) -> dict[str, Path]:
     """Build every ``folder/repos/*/history.toml`` as a bare repository under ``dest``.
 
@@ -107,27 +137,19 @@ def build_repos(folder: str | Path, dest: str | Path) -> dict[str, Path]:
     """
     built = {}
     for history in sorted(Path(folder, "repos").glob("*/history.toml")):
-        spec = tomllib.loads(history.read_text(encoding="utf-8"))
-        repo = Path(dest) / f"{history.parent.name}.git"
-        subprocess.run(["git", "init", "--quiet", "--bare", str(repo)], check=True)
+        spec = read_toml(history)
         marks: dict[str, int] = {}
         stream = []
         for n, commit in enumerate(spec.get("commits", []), start=1):
             marks[commit["id"]] = n
             when = int(datetime.fromisoformat(commit["date"].replace("Z", "+00:00")).timestamp())
-            message = commit["message"].encode("utf-8")
-            out = [f"commit {commit['ref']}\nmark :{n}\n".encode(),
-                   f"author {commit['author']} {when} +0000\ncommitter {commit['author']} {when} +0000\n".encode(),
-                   f"data {len(message)}\n".encode(), message, b"\n"]
-            if "parent" in commit:
-                out.append(f"from :{marks[commit['parent']]}\n".encode())
-            for path, source in commit.get("files", {}).items():
-                data = (history.parent / source).read_bytes()
-                out.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
-            out += [f"D {path}\n".encode() for path in commit.get("delete", [])]
-            stream.append(b"".join(out))
-        subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"], input=b"".join(stream) + b"done\n",
-                       check=True)
+            files: dict[str, bytes | None] = {
+                path: (history.parent / source).read_bytes() for path, source in commit.get("files", {}).items()}
+            files.update({path: None for path in commit.get("delete", [])})
+            stream.append(fast_import_commit(n, commit["ref"], commit["author"], when, commit["message"], files,
+                                             marks[commit["parent"]] if "parent" in commit else None))
+        repo = Path(dest) / f"{history.parent.name}.git"
+        fast_import(repo, stream)
         built[spec["url"]] = repo
     return built
 
