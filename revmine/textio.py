@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, published before it joined the standard library
+    import tomli as tomllib
 
 from .errors import InputError
 
@@ -27,11 +32,17 @@ def read_lines(path: Path) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def read_toml(path: Path) -> dict:
-    """A job or settings file; unreadable or invalid TOML is an error naming the file."""
+def read_toml(path: Path, quote: bool = True) -> dict:
+    """A job or settings file; unreadable or invalid TOML is an error naming the file.
+
+    ``quote=False`` keeps the decoder's message (which may quote the file) out of the error: for files
+    that hold secrets, such as a credentials file.
+    """
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not valid TOML: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, f"not valid TOML: {exc}" if quote else "not valid TOML") from None

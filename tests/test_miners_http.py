@@ -192,4 +192,17 @@ def test_credentials_from_env_and_file(tmp_path):
     with pytest.raises(InputError, match="github.tokens") as err:
         credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
     assert TOKEN_A not in str(err.value)
+
+
+@pytest.mark.parametrize("content", [b'[github]\ntokens = ["' + TOKEN_A.encode() + b'"\n',   # unclosed list
+                                     b"[github]\ntokens = [\"\xff\xfe\"]\n"])                # not UTF-8
+def test_bad_credentials_file_is_named_without_its_content(tmp_path, content):
+    f = tmp_path / "creds.toml"
+    f.write_bytes(content)
+    with pytest.raises(InputError, match=r"creds\.toml: not valid TOML") as err:
+        credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
+    assert TOKEN_A not in str(err.value) and "\n" not in str(err.value)
+
+
+def test_redact_url():
     assert redact_url("https://u:p@h.org/x?access_token=abc&q=1") == "https://h.org/x?access_token=REDACTED&q=1"

@@ -47,7 +47,6 @@ import hashlib
 import json
 import os
 import time
-import tomllib
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -60,6 +59,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from ..errors import InputError, OperationError
+from ..textio import read_toml
 
 Dialect = Literal["gerrit", "github"]
 CacheMode = Literal["use", "offline", "off"]
@@ -194,11 +194,7 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     path = env.get("REVMINE_CREDENTIALS")
     if not path:
         return Credentials()
-    try:
-        config = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        # the decoder's message quotes at most a position, never the file's content
-        raise InputError(path, f"cannot read credentials file: {type(exc).__name__}") from None
+    config = read_toml(Path(path), quote=False)
     section = config.get(dialect, {})
     if not isinstance(section, dict):
         raise InputError(path, "must be a table", field=dialect)
