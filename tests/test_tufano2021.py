@@ -99,7 +99,8 @@ def test_filter_profile_runs_the_notebook_rules_without_a_classifier(tmp_path, m
         raise AssertionError("the tufano2021 profile loaded a classifier")
     monkeypatch.setattr(classifier, "default_model", no_classifier)
     thanks, request, done = candidate(comment="Thanks!"), candidate(), candidate(comment="Done")
-    summary = filter_candidates(table_of([thanks, request, done]), tmp_path / "f", FilterOptions(profile="tufano2021", skip=NO_DEDUP))
+    summary = filter_candidates(table_of([thanks, request, done]), tmp_path / "f",
+                                FilterOptions(profile="tufano2021", skip=NO_DEDUP))
     dropped = pq.read_table(summary["dropped_path"])
     assert dropped_by(dropped) == {thanks["comment_id"]: "noise"}
     assert dropped.column("detail").to_pylist() == ["noise comment (tufano2021 rule one_word)"]

@@ -17,8 +17,8 @@ member is (train before eval before test) and its members elsewhere are dropped 
 ``cross_split_near_duplicate``. Within a split, one row per duplicate group is kept (the smallest id; a
 group is the pairs of a cluster, or the triplets of a cluster with an identical cleaned comment:
 :func:`.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
-already did it). Triplets with near-identical code but different comments are all kept, in one split. Dropped rows go to
-``dropped.parquet`` with the reason, a summary to ``split.json``.
+already did it). Triplets with near-identical code but different comments are all kept, in one split.
+Dropped rows go to ``dropped.parquet`` with the reason, a summary to ``split.json``.
 
 The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
 work too (ids are then computed here). Either way the split does not take the clusters on trust: it runs

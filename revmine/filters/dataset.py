@@ -72,8 +72,8 @@ from .report import PROFILE_KEY, build_report, preprocess_comments, report_markd
 
 __all__ = [
     "FILTERS", "PROFILES", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
-    "multiple_comments", "near_duplicate", "new_identifiers", "noise", "not_linked", "report_markdown", "too_long",
-    "unchanged",
+    "multiple_comments", "near_duplicate", "new_identifiers", "noise", "noise_filter_description", "noise_reasons",
+    "not_linked", "report_markdown", "too_long", "unchanged",
 ]
 
 KEPT_FILE = "kept.parquet"

@@ -55,8 +55,8 @@ Quirks the code has, kept on purpose (the profile reproduces what was run, not w
 * ``documentation`` has no length limit: any comment containing "comment" or "document" is noise,
   whatever else it asks ("Please remove this commented-out code").
 * the stop-word test comes first, so a one-word stop word ("why?") is noise by ``no_content``.
-* Python 2's ``split()`` of the notebook's kernel and Python 3's differ on non-ASCII spaces (U+00A0 is a
-  separator here); comments with such spaces are rare.
+* the notebook's kernel is Python 2, whose byte-string ``split()`` does not split at non-ASCII spaces
+  (U+00A0); Python 3's does. Comments with such spaces are rare.
 """
 
 from __future__ import annotations
