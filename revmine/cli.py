@@ -321,6 +321,8 @@ def _run_classifier(args: argparse.Namespace) -> int:
 
 
 def _add_filter(sub: argparse._SubParsersAction) -> None:
+    from .filters.dataset import PROFILES
+
     p = sub.add_parser("filter", help="candidates -> kept rows, dropped rows with reasons, filter report",
                        description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, "
                                    "new identifiers, several comments, noise comments, exact and near "
@@ -329,6 +331,9 @@ def _add_filter(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="output directory (not the preprocess one)")
     p.add_argument("--max-tokens", type=int, default=100, help="longest abstracted m_s / m_r kept (default 100)")
     p.add_argument("--noise-model", type=Path, help="a model saved by `revmine classifier train`")
+    p.add_argument("--profile", choices=sorted(PROFILES), default="revmine",
+                   help="noise rules: " + "; ".join(f"{name}: {what}" for name, what in PROFILES.items())
+                        + " (default revmine; tufano2021 runs no classifier unless --noise-model is given)")
     p.add_argument("--skip", default="", help="comma-separated filters not to run")
     p.set_defaults(func=_run_filter)
 
@@ -336,7 +341,7 @@ def _add_filter(sub: argparse._SubParsersAction) -> None:
 def _run_filter(args: argparse.Namespace) -> int:
     from .filters.dataset import FilterOptions, filter_candidates
 
-    options = FilterOptions(max_tokens=args.max_tokens, noise_model=args.noise_model,
+    options = FilterOptions(max_tokens=args.max_tokens, noise_model=args.noise_model, profile=args.profile,
                             skip=frozenset(s.strip() for s in args.skip.split(",") if s.strip()))
     result = filter_candidates(args.candidates, args.out, options)
     print(Path(result["report_markdown_path"]).read_text(encoding="utf-8"))

@@ -4,7 +4,7 @@ One TOML file describes the whole run. Its ``[job]`` table and ``[[projects]]`` 
 ``revmine mine --job`` (so one file serves both); the other tables configure one stage each::
 
     [preprocess]  max_file_bytes, timeout, idioms, batch_size, engine ("local"/"dask"), workers, address
-    [filter]      max_tokens, noise_model, skip = [...]
+    [filter]      max_tokens, noise_model, profile ("revmine"/"tufano2021"), skip = [...]
     [split]       strategy, fractions = [0.8, 0.1, 0.1], seed
     [export]      formats = [...], name
     [score]       predictions, format, kind, profile        (optional: only when predictions are given)
@@ -40,7 +40,7 @@ SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "job": {"out": str, "cache": str, "repos": str, "cache_mode": str, "batch_size": int, "recordings": str},
     "preprocess": {"max_file_bytes": int, "timeout": _NUMBER, "idioms": str, "batch_size": int, "engine": str,
                    "workers": int, "address": str},
-    "filter": {"max_tokens": int, "noise_model": str, "skip": list},
+    "filter": {"max_tokens": int, "noise_model": str, "profile": str, "skip": list},
     "split": {"strategy": str, "fractions": list, "seed": int},
     "export": {"formats": list, "name": str},
     "score": {"predictions": str, "format": str, "kind": str, "profile": str, "metrics": (str, list),
@@ -208,6 +208,7 @@ def _filter(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, l
 
     options = FilterOptions(max_tokens=settings.get("max_tokens", 100),
                             noise_model=job.resolve(settings.get("noise_model")),
+                            profile=settings.get("profile", "revmine"),
                             skip=frozenset(settings.get("skip", ())))
     result = filter_candidates(job.out / "preprocessed" / "candidates.parquet", job.out / "filtered", options)
     paths = [Path(result[k]) for k in ("kept_path", "dropped_path", "report_path", "report_markdown_path")]

@@ -168,6 +168,53 @@ def test_near_duplicates_cluster_across_kinds_and_keep_one_per_kind(tmp_path):
         clusters[base["change"]]
 
 
+def test_triplets_are_near_duplicates_only_when_their_comments_are_too(tmp_path):
+    """Same code (exact or near) with another comment is another example; with the same cleaned comment it
+    is a duplicate; pairs of near-identical code stay duplicates whatever their rounds' comments."""
+    base = candidate()
+    near = " ".join(base["m_s_abstract"].split()[:-2] + ["VAR_2", "}"])  # one token of ~25 changed
+    same_code_other_comment = candidate(m_s_abstract=base["m_s_abstract"], m_r_abstract=base["m_r_abstract"],
+                                        comment_abstract="make VAR_1 final")
+    near_code_other_comment = candidate(m_s_abstract=near, m_r_abstract=base["m_r_abstract"],
+                                        comment_abstract="extract a method")
+    near_code_same_comment = candidate(m_s_abstract=near, m_r_abstract=base["m_r_abstract"])
+    pairs = [candidate(kind="pair", m_s_abstract=m_s, m_r_abstract=base["m_r_abstract"])
+             for m_s in (base["m_s_abstract"], near)]
+    rows = [base, same_code_other_comment, near_code_other_comment, near_code_same_comment, *pairs]
+    summary, kept, dropped = run(tmp_path, rows)
+    ids = {r["change"]: stable_id(r["kind"], r["round_id"], r["path"], r["comment_id"], r["signature"],
+                                  r["start_line_before"]) for r in rows}
+    triplet_loser = max((base, near_code_same_comment), key=lambda r: ids[r["change"]])
+    pair_loser = max(pairs, key=lambda r: ids[r["change"]])
+    assert sorted(zip(dropped.column("change").to_pylist(), dropped.column("filter").to_pylist())) == sorted(
+        [(triplet_loser["change"], "near_duplicate"), (pair_loser["change"], "near_duplicate")])
+    assert kept.num_rows == 4
+    # all of them are one cluster: the split keeps them together
+    assert len(set(kept.column("cluster_id").to_pylist() + dropped.column("cluster_id").to_pylist())) == 1
+
+
+def _published_triplets(tufano_dir: Path) -> list[dict[str, Any]]:
+    """test.csv's triplets as candidates: m_s, m_r and the comment as the published files have them."""
+    lines = {name: (tufano_dir / f"{name}-test.txt").read_text(encoding="utf-8").splitlines()
+             for name in ("src", "tgt", "src1")}
+    return [candidate(m_s_abstract=m_s, m_r_abstract=m_r, comment_abstract=comment)
+            for m_s, m_r, comment in zip(lines["src"], lines["tgt"], lines["src1"])]
+
+
+def test_published_triplets_with_other_comments_are_all_kept(tmp_path, tufano_dir):
+    """The 1,719 published test triplets are all in the published dataset. Some share near-identical code
+    and carry different comments: those must all stay. The few the filter merges carry the same comment."""
+    rows = _published_triplets(tufano_dir)
+    summary, kept, dropped = run(tmp_path, rows, max_tokens=10_000, skip=frozenset({"new_identifiers"}))
+    assert set(dropped.column("filter").to_pylist()) <= {"near_duplicate"}
+    by_cluster: dict[str, set[str]] = {}
+    for cluster, comment in zip(kept.column("cluster_id").to_pylist(), kept.column("comment_abstract").to_pylist()):
+        by_cluster.setdefault(cluster, set()).add(comment)
+    assert any(len(comments) > 1 for comments in by_cluster.values())  # same code, other comments: kept
+    for row in dropped.to_pylist():  # a merged triplet has a kept twin with its very comment
+        assert row["comment_abstract"] in by_cluster[row["cluster_id"]], row["detail"]
+
+
 def test_report_counts_per_filter_and_source_with_preprocess_comments(tmp_path):
     rows = [candidate(comment_is_owner=True), candidate(source="github", round_id="github:h:p:9:1"),
             candidate(kind="pair", source="github", m_r_abstract="x"), candidate()]

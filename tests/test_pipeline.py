@@ -67,6 +67,23 @@ def test_rerun_skips_done_stages_and_settings_changes_rerun_the_rest(tmp_path: P
     assert _digest(tmp_path / "b" / "dataset") == first
 
 
+def test_filter_profile_in_the_job_file_reruns_the_filter_and_is_reported(tmp_path: Path, no_network: None) -> None:
+    job_file = _example_job(tmp_path)
+    lines: list[str] = []
+    run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
+    job_file.write_text(job_file.read_text().replace("[filter]\n", '[filter]\nprofile = "tufano2021"\n'))
+    lines.clear()
+    state = run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
+    skipped = [line.split("]")[1].split(":")[0].strip() for line in lines if "skipped" in line]
+    assert skipped == ["mine", "preprocess"]
+    assert state["filter"]["result"]["profile"] == "tufano2021"
+    assert "Noise filter: profile tufano2021" in (tmp_path / "out" / "filtered" / "filter_report.md").read_text()
+    assert "Noise filter: profile tufano2021" in (tmp_path / "out" / "dataset" / "README.md").read_text()
+    job_file.write_text(job_file.read_text().replace('"tufano2021"', '"tufano"'))
+    with pytest.raises(InputError, match=r"\[filter\]: unknown filter profile 'tufano'"):
+        run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
+
+
 def test_bad_job_files_name_the_field(tmp_path: Path) -> None:
     bad = tmp_path / "job.toml"
     bad.write_text('[job]\nout = "x"\n[[projects]]\nsource = "github"\nrepo = "a/b"\n[filtre]\nmax_tokens = 3\n')

@@ -96,6 +96,26 @@ def test_split_of_raw_candidates_finds_and_removes_near_duplicates(tmp_path):
         assert len(keys) == len(set(keys))
 
 
+def test_split_keeps_same_code_with_other_comments_whole_and_together(tmp_path):
+    """Each method's two near-identical triplets carry different comments: both are examples, so both
+    stay, and in one split (their code would leak otherwise); their pairs are duplicates: one stays."""
+    rows = planted()
+    for row in rows:
+        if row["kind"] == "triplet":
+            row["comment_abstract"] = f"please rename VAR_1 ( change {row['change']} )"
+    summary = split_dataset(table_of(rows), tmp_path, SplitOptions(seed=5))
+    splits = _read_splits(tmp_path)
+    assert_no_near_duplicate_across_splits(splits)
+    assert summary["dropped"] == {"near_duplicate": 60}  # one pair of each method's two
+    split_of: dict[str, set[str]] = {}
+    for name, members in splits.items():
+        for r in members:
+            if r["kind"] == "triplet":
+                split_of.setdefault(r["cluster_id"], set()).add(name)
+    assert sum(len(r) for r in splits.values()) == 180 and len(split_of) == 60
+    assert all(len(names) == 1 for names in split_of.values())
+
+
 def _bytes(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 

@@ -21,7 +21,7 @@ from ..store import read_table
 
 __all__ = [
     "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "TRIPLET", "CandidateRows", "cluster_names",
-    "dropped_rows", "keep_one_per_cluster", "load_candidates", "stable_id", "with_ids",
+    "dropped_rows", "duplicate_key", "keep_one_per_cluster", "load_candidates", "stable_id", "with_ids",
 ]
 
 TRIPLET, PAIR = "triplet", "pair"
@@ -114,16 +114,26 @@ def cluster_names(labels: Sequence[int], names: Sequence[str]) -> list[str]:
     return [smallest[label] for label in labels]
 
 
+def duplicate_key(cluster: str, kind: str, comment: Sequence[str] | None) -> tuple[str, str, tuple[str, ...]]:
+    """Rows with equal keys are duplicates of each other (one of them is kept).
+
+    ``cluster`` is the row's near-duplicate cluster (code: m_s and m_r). Pairs of one cluster are
+    duplicates; triplets only when their cleaned comments (``comment``, the tokens of
+    ``comment_abstract``) are also identical, because the same code with another comment is another
+    example. A triplet and a pair are never duplicates: they are different tasks."""
+    return cluster, kind, tuple(comment or ()) if kind == TRIPLET else ()
+
+
 def keep_one_per_cluster(rows: Sequence[int], cluster: Sequence[str] | Mapping[int, str], kind: Sequence[str],
-                         ids: Sequence[str]) -> dict[int, int]:
-    """row -> the row kept for its (cluster, kind): the one with the smallest id, so that the choice does
-    not depend on row order. A triplet and a pair of one cluster are both kept: they are different tasks."""
-    keeper: dict[tuple[str, str], int] = {}
+                         ids: Sequence[str], comments: Sequence[Sequence[str] | None]) -> dict[int, int]:
+    """row -> the row kept for its :func:`duplicate_key`: the one with the smallest id, so that the choice
+    does not depend on row order."""
+    key = {i: duplicate_key(cluster[i], kind[i], comments[i]) for i in rows}
+    keeper: dict[tuple[str, str, tuple[str, ...]], int] = {}
     for i in rows:
-        key = (cluster[i], kind[i])
-        if key not in keeper or ids[i] < ids[keeper[key]]:
-            keeper[key] = i
-    return {i: keeper[(cluster[i], kind[i])] for i in rows}
+        if key[i] not in keeper or ids[i] < ids[keeper[key[i]]]:
+            keeper[key[i]] = i
+    return {i: keeper[key[i]] for i in rows}
 
 
 def dropped_rows(table: pa.Table, rows: list[int], name: str, details: list[str | None],

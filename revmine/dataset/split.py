@@ -14,9 +14,11 @@ Units (clusters, projects or rounds) are dealt in order; a unit goes to the spli
 rows falls on the cumulative 80/10/10 scale, which keeps split sizes close to the fractions for units of
 any size. With ``project`` and ``time`` a cluster may still span splits: it is kept where its earliest
 member is (train before eval before test) and its members elsewhere are dropped as
-``cross_split_near_duplicate``. Within a split, one row per (cluster, kind) is kept (the smallest id): the
-others are dropped as ``near_duplicate`` (nothing, when the filter step already did it). Dropped rows go to
-``dropped.parquet`` with the reason, a summary to ``split.json``.
+``cross_split_near_duplicate``. Within a split, one row per duplicate group is kept (the smallest id; a
+group is the pairs of a cluster, or the triplets of a cluster with an identical cleaned comment:
+:func:`.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
+already did it). Triplets with near-identical code but different comments are all kept, in one split.
+Dropped rows go to ``dropped.parquet`` with the reason, a summary to ``split.json``.
 
 The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
 work too (ids are then computed here). Either way the split does not take the clusters on trust: it runs
@@ -95,7 +97,7 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     ids, kinds = rows.col("id"), rows.col("kind")
     order = sorted(range(len(rows)), key=lambda i: (kinds[i], ids[i]))  # output order: input order is irrelevant
     at_home = [i for i in order if natural[i] == home[cluster[i]]]
-    keeper = keep_one_per_cluster(at_home, cluster, kinds, ids)
+    keeper = keep_one_per_cluster(at_home, cluster, kinds, ids, rows.tokens("comment_abstract"))
     drops: dict[str, tuple[list[int], list[str]]] = defaultdict(lambda: ([], []))
     members: list[list[int]] = [[] for _ in SPLITS]
     for i in order:

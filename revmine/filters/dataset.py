@@ -14,18 +14,32 @@ filter               applies  removes
 ``new_identifiers``  both     m_r uses abstract ids (``VAR_7``, ``STRING_3`` ...) absent from m_s: no model
                               can guess an identifier or literal it has never seen
 ``multiple_comments`` triplets every triplet of an m_s commented more than once (singleton rule)
-``noise``            triplets comments that ask for no code change (keyword rules + classifier)
+``noise``            triplets comments that ask for no code change (the profile's rules, see below)
 ``exact_duplicate``  both     same abstracted m_s, m_r (and comment) as a row with a smaller id
-``near_duplicate``   both     same near-duplicate cluster and kind as a row with a smaller id
+``near_duplicate``   both     a near-duplicate of a row with a smaller id (code; for triplets code and
+                              comment, see below)
 ==================== ======== ===========================================================================
+
+The ``noise`` step depends on the *profile* (:data:`PROFILES`, ``revmine filter --profile``, ``[filter]
+profile`` in a job file): ``revmine`` (default) flags a comment when revmine's keyword rules
+(:mod:`.rules`) or its classifier (:mod:`.classifier`, or ``noise_model``) say so; ``tufano2021`` runs the
+keyword logic of the 2021 replication package exactly (:mod:`.tufano2021`) and, as the authors' trained
+classifier was not published, no classifier unless ``noise_model`` is given. The profile changes nothing
+else: every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
+in the Markdown report, and each dropped comment's ``detail`` names the rule that removed it.
 
 The report (:mod:`.report`) also counts the comments the preprocess stage dropped, when its
 ``dropped.parquet`` is given or found beside the candidates; they are not copied to this stage's
 ``dropped.parquet``: the preprocess one already lists them.
 
 Near-duplicates (:mod:`.duplicates`, an exact join) are clustered over both kinds at once, on the abstracted
-m_s and m_r by default. Within a cluster one row per kind is kept, and the cluster's id goes with it to the
-split, so a pair and a triplet made from the same change always land in the same split.
+m_s and m_r by default (CodeNet's criterion, transitively). The cluster is the unit of leakage: its id goes
+with every row to the split, so near-duplicate code (a pair and a triplet of one change, two triplets with
+the same code) always lands in one split. Which rows of a cluster are *duplicates* depends on the kind
+(:func:`revmine.dataset.rows.duplicate_key`): a pair duplicates the other pairs of its cluster; a triplet
+duplicates the triplets of its cluster whose cleaned comment (``comment_abstract``) is identical token for
+token. Two triplets with near-identical code but different comments are two examples (the 2021 dataset
+keeps both) and both stay. One row per duplicate group is kept (the smallest id).
 
 Each row gets a stable ``id`` (:func:`revmine.dataset.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
@@ -52,13 +66,14 @@ from ..dataset.staging import staged_directory
 from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
 from ..store import write_table, write_text
+from . import tufano2021
 from .duplicates import NearDuplicateConfig, near_duplicate_clusters
-from .report import build_report, preprocess_comments, report_markdown
+from .report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
 
 __all__ = [
-    "FILTERS", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
-    "multiple_comments", "near_duplicate", "new_identifiers", "noise", "not_linked", "report_markdown", "too_long",
-    "unchanged",
+    "FILTERS", "PROFILES", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
+    "multiple_comments", "near_duplicate", "new_identifiers", "noise", "noise_filter_description", "noise_reasons",
+    "not_linked", "report_markdown", "too_long", "unchanged",
 ]
 
 KEPT_FILE = "kept.parquet"
@@ -71,6 +86,12 @@ ABSTRACT_ID = re.compile(r"(?:TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_
 
 IsNoise = Callable[[Sequence[str]], np.ndarray]
 
+#: Noise-filter profiles: name -> what its ``noise`` step runs (the filter report shows it).
+PROFILES: dict[str, str] = {
+    "revmine": "revmine's keyword rules + classifier",
+    tufano2021.NAME: "keyword rules of the 2021 replication package (is_relevant.ipynb)",
+}
+
 
 @dataclass(frozen=True)
 class FilterOptions:
@@ -80,7 +101,9 @@ class FilterOptions:
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
-    #: ``is_noise(raw comments) -> bool array``; None: the keyword rules or the classifier say noise
+    #: which noise rules run (:data:`PROFILES`)
+    profile: str = "revmine"
+    #: ``is_noise(raw comments) -> bool array``; None: the profile's rules (and classifier) decide
     is_noise: IsNoise | None = None
     noise_model: str | Path | None = None  # a model saved by ``revmine classifier train``
     #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
@@ -88,6 +111,8 @@ class FilterOptions:
     skip: frozenset[str] = frozenset()  # names of filters not to run
 
     def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}")
         unknown = set(self.skip) - set(FILTER_NAMES)
         if unknown:
             raise ValueError(f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
@@ -193,14 +218,26 @@ def noise(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Rem
     """Triplets whose comment asks for no code change ("Thanks!", "+1", "why?", a link ...)."""
     kind, comment = rows.col("kind"), rows.col("comment")
     triplets = [int(i) for i in alive if kind[i] == TRIPLET]
-    flags: dict[int, bool] = {}
-    if triplets:
-        is_noise = options.is_noise or default_noise_detector(options.noise_model)
-        result = np.asarray(is_noise([comment[i] or "" for i in triplets]), dtype=bool)
-        if result.shape != (len(triplets),):
-            raise ValueError(f"is_noise returned shape {result.shape} for {len(triplets)} comments")
-        flags = dict(zip(triplets, result.tolist()))
-    return _removal(alive, lambda i: "noise comment" if flags.get(i) else None)
+    reasons = dict(zip(triplets, noise_reasons([comment[i] or "" for i in triplets], options))) if triplets else {}
+    return _removal(alive, lambda i: reasons.get(i))
+
+
+def noise_reasons(texts: Sequence[str], options: FilterOptions) -> list[str | None]:
+    """Why each comment is noise (None: it is kept), by ``is_noise`` when given, else by the profile."""
+    if options.is_noise is None and options.profile == tufano2021.NAME:
+        reasons = [None if rule is None else f"noise comment (tufano2021 rule {rule})"
+                   for rule in map(tufano2021.decide, texts)]
+        if options.noise_model is None:
+            return reasons
+        from . import classifier
+
+        relevant = classifier.predict(classifier.load(options.noise_model), list(texts))
+        return [reason or (None if keep else "noise comment (classifier)") for reason, keep in zip(reasons, relevant)]
+    is_noise = options.is_noise or default_noise_detector(options.noise_model)
+    flags = np.asarray(is_noise(texts), dtype=bool)
+    if flags.shape != (len(texts),):
+        raise ValueError(f"is_noise returned shape {flags.shape} for {len(texts)} comments")
+    return ["noise comment" if flag else None for flag in flags.tolist()]
 
 
 def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
@@ -219,6 +256,16 @@ def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
     return is_noise
 
 
+def noise_filter_description(options: FilterOptions) -> str:
+    """What the noise step runs, for the report: the profile and, when given, the model file."""
+    if options.is_noise is not None:
+        return "a detector given by the caller"
+    model = f", classifier {Path(options.noise_model).name}" if options.noise_model is not None else ""
+    if options.profile == tufano2021.NAME and not model:
+        model = ", no classifier"
+    return f"profile {options.profile} ({PROFILES[options.profile]}{model})"
+
+
 def exact_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
     """Rows of one kind with the same abstracted m_s, m_r (and comment, for triplets); the smallest id stays."""
     kind, ids = rows.col("kind"), rows.col("id")
@@ -233,11 +280,12 @@ def exact_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptio
 
 
 def near_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
-    """Cluster near-duplicates over both kinds; keep the smallest id of each (cluster, kind)."""
+    """Cluster near-duplicate code over both kinds; keep the smallest id of each duplicate group (pairs
+    of a cluster; triplets of a cluster with an identical cleaned comment)."""
     ids, positions = rows.col("id"), alive.tolist()
     labels = near_duplicate_clusters(rows.bags(positions, options.duplicate_fields), options.near_duplicates).labels
     cluster = dict(zip(positions, cluster_names(labels.tolist(), [ids[i] for i in positions])))
-    keeper = keep_one_per_cluster(positions, cluster, rows.col("kind"), ids)
+    keeper = keep_one_per_cluster(positions, cluster, rows.col("kind"), ids, rows.tokens("comment_abstract"))
     removal = _removal(alive, lambda i: None if keeper[i] == i else f"near-duplicate of {ids[keeper[i]]}")
     removal.cluster_id = [cluster[i] for i in positions]
     return removal
@@ -296,15 +344,18 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     dropped = pa.concat_tables(dropped_parts) if dropped_parts else FILTER_DROPPED_SCHEMA.empty_table()
     report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS],
                           preprocess_comments(options.preprocess_dropped, path))
+    noise_filter = {PROFILE_KEY: noise_filter_description(options)}
+    report = report.replace_schema_metadata({**(report.schema.metadata or {}), **noise_filter})
     with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
         write_table(kept, staging / KEPT_FILE, FILTERED_SCHEMA)
         write_table(dropped, staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
-        write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA)
+        write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=noise_filter)
         write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
     for (kind, name, _), n in sorted(removed.items()):
         by_filter[kind][name] = by_filter[kind].get(name, 0) + n
     return {
+        "profile": options.profile,
         "candidates": table.num_rows,
         "kept": kept.num_rows,
         "dropped": dropped.num_rows,

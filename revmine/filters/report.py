@@ -19,7 +19,10 @@ from ..dataset.rows import KINDS, PAIR, TRIPLET
 from ..schema import DROPPED_NAME, DROPPED_VERSION, FILTER_REPORT_SCHEMA, DropReason
 from ..store import read_table
 
-__all__ = ["build_report", "preprocess_comments", "report_markdown"]
+__all__ = ["PROFILE_KEY", "build_report", "preprocess_comments", "report_markdown"]
+
+#: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
+PROFILE_KEY = "revmine.noise_filter"
 
 #: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
 _NOT_LINKED_REASONS = frozenset({
@@ -106,9 +109,12 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
     """The report as the paper's "Filters" table: one Markdown table per kind, a column per source, under
     a heading of ``level`` (the dataset card nests it)."""
     rows = report.to_pylist()
+    noise_filter = (report.schema.metadata or {}).get(PROFILE_KEY.encode(), b"").decode()
     lines = [f"{'#' * level} Filter report", "",
              "Rows removed by each filter, in the order the filters run (each row is counted once, under the",
              "first filter that removed it), per source.", ""]
+    if noise_filter:
+        lines += [f"Noise filter: {noise_filter}.", ""]
     for kind in KINDS:
         mine = [r for r in rows if r["kind"] == kind]
         if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):
