@@ -19,7 +19,7 @@ from revmine.preprocess.comments import clean_comment, default_stopwords
 # this list, measured by scoring each candidate list on its own.
 EXACT_ROWS = 1042
 MEAN_JACCARD = 0.92
-#: sha256 of Lingua::EN::StopWordList 1.02's 659 words, one a line in the module's order (STOPWORDS-SOURCE.md)
+#: sha256 of Lingua::EN::StopWordList's 659 words, one a line in the module's order (STOPWORDS-SOURCE.md)
 PUBLISHED_LIST_SHA256 = "884fb9875c9692a221f8a221f9ab7771b4978bafb9c20d39157c0cf5a052a965"
 
 

@@ -5,7 +5,7 @@ model sees the same ids in the comment as in the code. The rules were inferred f
 package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is a published list,
 shipped unedited in ``revmine/data/stopwords.txt`` (the 659-word SMART extension of Lingua::EN::StopWordList;
 ``revmine/data/STOPWORDS-SOURCE.md`` gives its source and how every candidate list scored). The reference
-keeps about 30 words that every SMART-based list drops (``need``, ``please``, ``instead``, ``more``...); no
+keeps 34 words that every SMART-based list drops (``need``, ``please``, ``instead``, ``more``...); no
 published list explains them, so rows containing them differ (``tests/test_comments.py`` has the figure).
 
 Several steps reproduce quirks of the reference on purpose, because exact agreement is the goal:
