@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -10,10 +12,15 @@ import pytest
 from revmine.preprocess.abstraction import abstract_pair
 from revmine.preprocess.comments import clean_comment, default_stopwords
 
-# Every row of src1-test.txt is reproduced token for token (with abstract_pair's maps, in which a name
-# that is both a method and a variable maps to its VAR id, as the reference's did).
-EXACT_ROWS = 1719
-MEAN_JACCARD = 1.0
+# With the published stop list shipped unedited (revmine/data/STOPWORDS-SOURCE.md), 1,042 of the 1,719 rows
+# of src1-test.txt are reproduced token for token; every other row differs only by words the reference keeps
+# although every SMART-based list drops them (need, instead, please, new, more...), by `nit`, which it drops
+# although no published list has it, and by `v`. The figure is the one STOPWORDS-SOURCE.md reports for
+# this list, measured by scoring each candidate list on its own.
+EXACT_ROWS = 1042
+MEAN_JACCARD = 0.92
+#: sha256 of Lingua::EN::StopWordList's 659 words, one a line in the module's order (STOPWORDS-SOURCE.md)
+PUBLISHED_LIST_SHA256 = "884fb9875c9692a221f8a221f9ab7771b4978bafb9c20d39157c0cf5a052a965"
 
 
 def _jaccard(a: str, b: str) -> float:
@@ -30,7 +37,8 @@ def test_fixture_agreement(tufano_dir: Path) -> None:
     cleaned = [clean_comment(row["comment"], abstract_pair(row["before"], row["after"]).mapping) for row in rows]
     exact = sum(got == want for got, want in zip(cleaned, expected))
     jaccard = sum(_jaccard(got, want) for got, want in zip(cleaned, expected)) / len(rows)
-    assert exact >= EXACT_ROWS, f"{exact}/1719 rows agree, was {EXACT_ROWS}"
+    print(f"src1-test.txt: {exact}/1719 rows reproduced exactly, mean token-set Jaccard {jaccard:.4f}")
+    assert exact == EXACT_ROWS, f"{exact}/1719 rows agree, STOPWORDS-SOURCE.md reports {EXACT_ROWS}"
     assert jaccard >= MEAN_JACCARD
 
 
@@ -46,17 +54,22 @@ def test_fixture_agreement(tufano_dir: Path) -> None:
         ("call all\n\n``` java\nreturn x;", {}, "call alljavareturn x ;"),
         # code-looking words not in the map become _CODE_; mapped names become their ids
         ("rename storeVncData and QName", {}, "rename _CODE_ _CODE_"),
-        ("Consider using `System.lineSeparator()` instead.", {"lineSeparator": "VAR_5"},
-         "consider System VAR_5 ( ) instead"),
+        ("Consider using `System.lineSeparator()` instead.", {"lineSeparator": "VAR_5"}, "System VAR_5 ( )"),
         ('compare with "1.0.0.0" here', {'"1.0.0.0"': "STRING_1"}, "compare STRING_1"),
+        # a quoted literal becomes its id before URLs go, so a quoted "http://" survives; the real URL goes
+        ('Prefix "http://" is missing, see https://x.io/a', {'"http://"': "STRING_2"}, "prefix STRING_2 missing"),
         # stopwords are matched case-insensitively, before idioms (`value` is an idiom)
         ("The Value Is NOT WRONG", {}, "WRONG"),
+        # the examples of words the reference drops (all in the shipped list)
+        ("Round likewise unlike fewer ahead backward someday", {}, ""),
+        # one-character words are never looked up: `a` and `t` stay although the list has them
+        ("a list, isn't it", {}, "a list isn t"),
         # capitalised words are lower-cased, ALL_CAPS and idioms kept, underscores are not code
         ("Wrong NPE in MAX_SIZE for m_fooBar String", {}, "wrong NPE MAX_SIZE m_foobar String"),
         # apostrophes split words; `.` `,` and quotes go; operators are split off
         ("don't use a!=b, ok?", {}, "don t a ! = b"),
         # one trailing ? or ! is dropped, one leading : - or > too
-        ("nit: why not a list? Should it?", {}, "a list ?"),
+        ("Hi: why not a list? Should it?", {}, "a list ?"),
         ("`-1` is better", {}, "1"),
         # mentions are dropped, annotations keep their idiom or id
         ("@bob add @Override and @Nullable", {"Nullable": "ANNOTATION_1"}, "add @Override ANNOTATION_1"),
@@ -73,7 +86,9 @@ def test_without_abstraction_the_text_stays_readable() -> None:
     )
 
 
-def test_default_stopwords_are_the_shipped_list() -> None:
+def test_default_stopwords_are_the_published_list_unedited() -> None:
+    data = resources.files("revmine").joinpath("data/stopwords.txt").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == PUBLISHED_LIST_SHA256
     words = default_stopwords()
-    assert {"the", "value", "nit", "probably", "sure", "try", "directly"} <= words
-    assert not {"a", "more", "some", "other", "need", "please"} & words
+    assert len(words) == 659
+    assert {"round", "likewise", "unlike", "fewer", "ahead", "backward", "someday", "value", "directly"} <= words

@@ -2,17 +2,22 @@
 
 A comment is abstracted with the map of its method pair (:func:`.abstraction.abstract_pair`) so that the
 model sees the same ids in the comment as in the code. The rules were inferred from the replication
-package (``../shared/design/abstraction.md``, "Reviewer comments"); following them, with the stop list
-shipped in ``revmine/data/stopwords.txt``, reproduces every line of ``src1-test.txt`` when the map prefers
-a name's VAR id over its METHOD id (see ``tests/test_comments.py`` for the measured agreement).
+package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is a published list,
+shipped unedited in ``revmine/data/stopwords.txt`` (the 659-word SMART extension of Lingua::EN::StopWordList;
+``revmine/data/STOPWORDS-SOURCE.md`` gives its source and how every candidate list scored). The reference
+keeps 34 words that every SMART-based list drops (``need``, ``please``, ``instead``, ``more``...); no
+published list explains them, so rows containing them differ (``tests/test_comments.py`` has the figure).
 
 Several steps reproduce quirks of the reference on purpose, because exact agreement is the goal:
 
 * lines are stripped and glued with *no* separator (``set the\\narguments`` gives ``set thearguments``);
+* quoted literals that are keys of the map (``"1.0.0.0"``, ``'1'``, ``"http://"``) are replaced by plain
+  text substitution, even when glued to a neighbouring word, *before* URLs are removed, so a quoted
+  ``"http://"`` literal survives as its id;
 * a URL takes the non-space run glued before it with it (``happens:https://..`` disappears whole), but
   stops at ``(`` and ``)`` so markdown links keep their brackets;
-* quoted literals that are keys of the map (``"1.0.0.0"``, ``'1'``) are replaced by plain text
-  substitution, even when glued to a neighbouring word;
+* one-character words are never looked up in the stop list (the reference keeps ``a``, ``i``, ``s``, ``t``
+  although the list has them, as a tokeniser that only indexes words of two or more characters does);
 * one leading ``:``, ``-`` or ``>`` and one trailing ``?`` or ``!`` are dropped from the result.
 
 With ``abstract=False`` only the noise is removed (URLs, backticks, line breaks, runs of spaces): the
@@ -45,7 +50,7 @@ def load_stopwords(lines: Iterable[str]) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def default_stopwords() -> frozenset[str]:
-    """The stop list that reproduces the 2021 dataset (SMART-based; provenance in STOPWORDS-SOURCE.md)."""
+    """The published stop list nearest to the 2021 dataset's (provenance and comparison in STOPWORDS-SOURCE.md)."""
     text = resources.files("revmine").joinpath("data/stopwords.txt").read_text(encoding="utf-8")
     return load_stopwords(text.splitlines())
 
@@ -82,12 +87,12 @@ def clean_comment(
 
 
 def _tokens(text: str, mapping: Mapping[str, str]) -> list[str]:
-    """Backticks out, lines glued, URLs out, mapped literals in, punctuation split off."""
+    """Backticks out, lines glued, mapped literals in, URLs out, punctuation split off."""
     text = "".join(line.strip() for line in text.replace("`", " ").splitlines())
-    text = _URL.sub(" ", text)
     for literal, abstract_id in mapping.items():
         if len(literal) > 1 and literal[0] in "\"'":
             text = text.replace(literal, abstract_id)
+    text = _URL.sub(" ", text)
     return _SPLIT.sub(r" \1 ", _REMOVED.sub(" ", text)).split()
 
 
@@ -102,7 +107,7 @@ def _abstract_token(token: str, mapping: Mapping[str, str], idioms: frozenset[st
         return mapping[token]
     if token not in idioms and _looks_like_code(token):
         return "_CODE_"
-    if token.lower() in stopwords:  # before idioms: `value`, `get` and `it` are idioms yet dropped
+    if len(token) > 1 and token.lower() in stopwords:  # before idioms: `value`, `get`, `it` are idioms yet dropped
         return None
     if token in idioms or token.isupper():
         return token
