@@ -20,8 +20,8 @@ formats keep the dataset's names (train/eval/test), as the replication package d
 OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line i of every file of a split
 is example i; ``src`` is the abstracted m_s, ``tgt`` the abstracted m_r and, for triplets, ``src1`` the
 cleaned and abstracted comment and ``src2`` the abstracted m_s with ``<START>``/``<END>`` around the
-commented code (the 2-encoder model reads ``src1`` and ``src2``). Texts are flattened to one line (any line break, including U+2028, becomes
-a space).
+commented code (the 2-encoder model reads ``src1`` and ``src2``). Texts are flattened to one line (any
+line break, including U+2028, becomes a space).
 """
 
 from __future__ import annotations

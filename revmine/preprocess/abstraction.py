@@ -112,14 +112,13 @@ class AbstractedPair:
         """
         if self.units is None:
             raise ValueError("marking needs the source positions: abstract the pair with spans=True")
-        units = self.units
-        inside = [k for k, unit in enumerate(units) if unit.start < end and unit.end > start]
+        texts = [unit.text for unit in self.units]
+        inside = [k for k, unit in enumerate(self.units) if unit.start < end and unit.end > start]
         if inside:
             first, last = inside[0], inside[-1] + 1
-            texts = [u.text for u in units[:first]] + [START_MARK] + [u.text for u in units[first:last]] + [END_MARK]
-            return " ".join(texts + [u.text for u in units[last:]])
-        at = next((k for k, unit in enumerate(units) if unit.start >= end), len(units))
-        return " ".join([u.text for u in units[:at]] + [START_MARK, END_MARK] + [u.text for u in units[at:]])
+        else:
+            first = last = next((k for k, unit in enumerate(self.units) if unit.start >= end), len(texts))
+        return " ".join(texts[:first] + [START_MARK] + texts[first:last] + [END_MARK] + texts[last:])
 
 
 def load_idioms(path_or_lines: str | Iterable[str]) -> frozenset[str]:

@@ -53,7 +53,8 @@ from .comments import clean_comment
 from .linking import comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
 
-__all__ = ["BatchResult", "Limits", "MethodCache", "comment_span", "normalise_source", "preprocess", "process_batch", "process_file"]
+__all__ = ["BatchResult", "Limits", "MethodCache", "comment_span", "normalise_source", "preprocess", "process_batch",
+           "process_file"]
 
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
@@ -406,7 +407,8 @@ def comment_span(comment: dict, method: Method) -> tuple[int, int]:
         if k < 0:  # above the text: annotation-only lines
             return 0
         text = lines[k]
-        return sum(len(above) + 1 for above in lines[:k]) + (len(text) if units is None else _utf16_index(text, units))
+        column = len(text) if units is None else _utf16_index(text, units)
+        return sum(len(above) + 1 for above in lines[:k]) + column
 
     start = offset(start_line, start_char)
     return start, max(start, offset(end_line, end_char))
