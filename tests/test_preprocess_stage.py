@@ -195,6 +195,7 @@ def test_marks_follow_gerrit_character_ranges_in_utf16_and_are_clipped_to_the_me
         comment("r1", 4, start=4, end=4, start_character=plus, end_character=trim_end),
         comment("r2", 3, start=2, end=3, start_character=2, end_character=99),  # from @Deprecated to past the end
         comment("r3", 4, start=4, end=4, start_character=4, end_character=4),  # an empty range before `text`
+        comment("r4", 6, start=3, end=6, start_character=0, end_character=0),  # to the start of the line after
     ]
     _, candidates, dropped = run(tmp_path, [round_row(before=before, after=after, comments=comments)])
     assert dropped == []
@@ -202,6 +203,7 @@ def test_marks_follow_gerrit_character_ranges_in_utf16_and_are_clipped_to_the_me
         "r1": "void METHOD_1 ( String text ) { text = STRING_1 <START> + text . trim <END> ( ) ; }",
         "r2": "<START> void METHOD_1 ( String text ) { <END> text = STRING_1 + text . trim ( ) ; }",
         "r3": "void METHOD_1 ( String text ) { <START> <END> text = STRING_1 + text . trim ( ) ; }",
+        "r4": "<START> void METHOD_1 ( String text ) { text = STRING_1 + text . trim ( ) ; } <END>",
     }
 
 
