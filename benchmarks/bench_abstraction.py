@@ -8,12 +8,17 @@ end: comment stripping, lexing, javalang parsing of both methods, the walk and p
 inputs repeat the fixture; nothing is cached between pairs, so a repeated pair costs what it cost first.
 The per-stage split shows where the time goes (parsing dominates). Each figure is the best of
 ``--repeats`` runs, which filters out noise from other processes on a shared machine.
+
+The last lines price the 2-encoder input: ``abstract_pair(..., spans=True)`` plus one ``marked()`` per
+pair (the first line of the method), against plain ``abstract_pair`` in the same run: median and spread
+(min-max) of ``--repeats`` runs each, alternated so that both see the same machine load.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import statistics
 import time
 from pathlib import Path
 
@@ -29,6 +34,12 @@ def abstract_all(batch: list[tuple[str, str]]) -> None:
     make the garbage collector's full passes, not the abstraction, grow with the input)."""
     for before, after in batch:
         abstract_pair(before, after)
+
+
+def abstract_and_mark_all(batch: list[tuple[str, str]]) -> None:
+    """The 2-encoder input's cost: positions recorded, and the method's first line marked."""
+    for before, after in batch:
+        abstract_pair(before, after, spans=True).marked(0, before.find("\n"))
 
 
 def best_cpu_seconds(run, repeats: int) -> float:
@@ -75,6 +86,18 @@ def main() -> None:
     for name, run in stages.items():
         seconds = best_cpu_seconds(run, args.repeats)
         print(f"  {name:<28} {seconds / len(pairs) * 1e6:>6.0f} us/pair")
+
+    times: dict[str, list[float]] = {"abstract_pair": [], "abstract_pair(spans=True) + marked": []}
+    for _ in range(max(args.repeats, 3)):
+        for name, run in (("abstract_pair", lambda: abstract_all(pairs)),
+                          ("abstract_pair(spans=True) + marked", lambda: abstract_and_mark_all(pairs))):
+            times[name].append(best_cpu_seconds(run, 1))
+    print("marking (2-encoder input) at 1x, median (min-max) of runs:")
+    for name, runs in times.items():
+        per_pair = [t / len(pairs) * 1e6 for t in runs]
+        print(f"  {name:<36} {statistics.median(per_pair):>6.0f} us/pair ({min(per_pair):.0f}-{max(per_pair):.0f})")
+    ratio = statistics.median(times["abstract_pair(spans=True) + marked"]) / statistics.median(times["abstract_pair"])
+    print(f"  marking costs {ratio:.2f}x plain abstraction")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ class DropReason:
     ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
 
 
-CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 1
+CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 2
 
 #: Provenance shared by candidate and dropped rows: back to the round, the file and the comment.
 _PROVENANCE_FIELDS: list[pa.Field] = [
@@ -128,6 +128,9 @@ CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
     # JSON object: id -> original, the complete inverse (a name with two ids, a method and a field called
     # alike, has one entry in abstraction_map but both here), which is what unabstracting needs
     pa.field("abstraction_ids", pa.large_string()),
+    # the 2-encoder input (src2 of the 2021 package): m_s_abstract with <START>/<END> around the tokens of
+    # the comment's range; required for triplets, None for pairs
+    pa.field("m_s_marked", pa.large_string()),
 ])
 
 DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 1
@@ -152,12 +155,12 @@ _DATASET_KEY_FIELDS: list[pa.Field] = [
     pa.field("cluster_id", pa.string(), nullable=False),
 ]
 
-FILTERED_NAME, FILTERED_VERSION = "filtered", 1
+FILTERED_NAME, FILTERED_VERSION = "filtered", 2
 
 #: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
 FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
 
-FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 1
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 2
 
 #: A candidate removed by a dataset filter or by the split, with the filter's name and why.
 FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, [
@@ -182,7 +185,7 @@ FILTER_REPORT_SCHEMA = _versioned(FILTER_REPORT_NAME, FILTER_REPORT_VERSION, [
     pa.field("ran", pa.bool_(), nullable=False),  # False: the filter was skipped (or had no row to look at)
 ])
 
-DATASET_NAME, DATASET_VERSION = "dataset", 1
+DATASET_NAME, DATASET_VERSION = "dataset", 2
 
 #: One example of a split (``train.parquet``, ``eval.parquet``, ``test.parquet``, and the export).
 DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [

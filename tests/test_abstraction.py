@@ -7,6 +7,7 @@ were written by hand from the rules, not copied from the implementation's output
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,95 @@ def test_agreement_with_the_2021_dataset(tufano_dir, fixture_results):
         f"before: {agree_before}/1719 exact (rows differing: {bad_before}); "
         f"after: {agree_after}/1719 exact (rows differing: {bad_after})"
     )
+
+
+# -- marking: the 2-encoder input (src2-test.txt) ---------------------------------------------------------
+
+#: The markers of ``before_marked``: whole words inserted with spaces around them (never inside a token).
+_MARKER = re.compile(r"(?<!\S)(?:START|END)(?!\S)")
+
+
+def _marked_range(before: str, marked: str) -> tuple[int, int]:
+    """The characters ``[start, end)`` of ``before`` that ``before_marked`` puts between START and END.
+
+    The reference inserts the marker words with varying spaces around them (``START  x``, ``x END ``), so the
+    range is found by counting the non-space characters before each marker. An empty range (``START  END``)
+    sits right after the last non-space character before it.
+    """
+    found = list(_MARKER.finditer(marked))
+    assert [m.group() for m in found] == ["START", "END"], "one START, then one END"
+    (start, end), solid = found, [k for k, char in enumerate(before) if not char.isspace()]
+    n_start = len("".join(marked[:start.start()].split()))
+    n_end = n_start + len("".join(marked[start.end():end.start()].split()))
+    assert "".join(before.split()) == "".join(_MARKER.sub("", marked).split()), "before_marked is before + markers"
+    if n_end == n_start:
+        at = solid[n_start - 1] + 1 if n_start else 0
+        return at, at
+    return solid[n_start], solid[n_end - 1] + 1
+
+
+def test_marking_agrees_with_src2_of_the_2021_dataset(tufano_dir, fixture_rows):
+    """src2-test.txt rebuilt from before_marked's character range, on all 1,719 rows.
+
+    The only rows that differ are rows where the reference's line is scrambled: ``<END>`` 12 to 49 times,
+    tokens out of order, the line cut short (same token count as src + 2). They are exactly the methods
+    with an identifier named ``S``, a prefix of the marker word ``START``; ``E`` (of ``END``) does no harm.
+    """
+    src2 = _lines(tufano_dir / "src2-test.txt")
+    results = [abstract_pair(row["before"], row["after"], spans=True) for row in fixture_rows]
+    marked = [r.marked(*_marked_range(row["before"], row["before_marked"])) for r, row in zip(results, fixture_rows)]
+    bad = [i for i, line in enumerate(marked) if line.split() != src2[i].split()]  # src2 lines end with a space
+    scrambled = [i for i in range(1719) if src2[i].split().count("<END>") > 1]
+    agree = 1719 - len(bad)
+    assert bad == scrambled and agree >= 0.995 * 1719, f"src2: {agree}/1719 exact (rows differing: {bad})"
+    assert [i for i, r in enumerate(results) if "S" in r.mapping] == scrambled
+    unmarked = [" ".join(t for t in line.split() if t not in ("<START>", "<END>")) for line in marked]
+    assert unmarked == [r.before for r in results]
+
+
+def _mark(code: str, start: int, end: int) -> str:
+    return abstract_pair(code, code, spans=True).marked(start, end)
+
+
+def test_marking_a_character_range_marks_every_token_it_touches():
+    code = "void check() {\n  int sum = left * right;\n}\n"
+    # from inside `left` to inside `right`: both are marked whole
+    assert _mark(code, code.index("ft"), code.index("rig") + 3) == (
+        "void METHOD_1 ( ) { int VAR_1 = <START> VAR_2 * VAR_3 <END> ; }")
+    # whole line 2, as a comment on a line without a character range
+    line = code.index("  int"), code.index("\n}")
+    assert _mark(code, *line) == "void METHOD_1 ( ) { <START> int VAR_1 = VAR_2 * VAR_3 ; <END> }"
+
+
+def test_marking_a_range_without_tokens_marks_an_empty_span_where_it_is():
+    code = "void check() {\n  first();\n  // why?\n\n  second();\n}\n"
+    comment_line = code.index("  // why"), code.index("?") + 1
+    assert _mark(code, *comment_line) == "void METHOD_1 ( ) { METHOD_2 ( ) ; <START> <END> METHOD_3 ( ) ; }"
+    empty_line = code.index("\n\n") + 1
+    assert _mark(code, empty_line, empty_line) == "void METHOD_1 ( ) { METHOD_2 ( ) ; <START> <END> METHOD_3 ( ) ; }"
+    assert _mark(code, len(code) - 1, len(code)) == "void METHOD_1 ( ) { METHOD_2 ( ) ; METHOD_3 ( ) ; } <START> <END>"
+
+
+def test_marking_positions_survive_comment_removal_and_protected_slashes():
+    code = 'void check() {\n  /* x */ send("http://a"); // note\n  flush();\n}\n'
+    assert _mark(code, code.index("  flush"), code.index(";\n}") + 1) == (
+        "void METHOD_1 ( ) { METHOD_2 ( STRING_1 ) ; <START> METHOD_3 ( ) ; <END> }")
+    assert _mark(code, code.index("//a"), code.index("//a") + 2) == (
+        "void METHOD_1 ( ) { METHOD_2 ( <START> STRING_1 <END> ) ; METHOD_3 ( ) ; }")
+
+
+def test_marking_splits_a_joined_name_part_by_part_but_never_a_printed_id():
+    chained = "void check() {\n  order\n      .price(1);\n}\n"
+    assert _mark(chained, chained.index("      .price"), chained.index(";\n}") + 1) == (
+        "void METHOD_1 ( ) { VAR_1 <START> . METHOD_2 ( 1 ) ; <END> }")
+    qualified = "void check() {\n  Outer.Inner current = null;\n}\n"  # one TYPE, printed as two by rule 11
+    assert _mark(qualified, qualified.index("Inner"), qualified.index("current") + 7) == (
+        "void METHOD_1 ( ) { <START> TYPE_2 . TYPE_3 VAR_1 <END> = null ; }")
+
+
+def test_marking_needs_the_positions():
+    with pytest.raises(ValueError, match="spans=True"):
+        abstract_pair("void a() {}", "void a() {}").marked(0, 4)
 
 
 def _prediction_blocks(path: Path) -> list[dict[str, str]]:

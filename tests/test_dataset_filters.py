@@ -38,11 +38,11 @@ def candidate(**overrides: Any) -> dict[str, Any]:
         "start_line_after": 10, "end_line_after": 19, "changed": True, "m_s": "void m() {...}",
         "m_r": "void m() {..}", "comment": "please rename this variable", "m_s_abstract": m_s,
         "m_r_abstract": m_s.replace(f"token{n}", ""), "comment_abstract": "please rename VAR_1",
-        "abstraction_map": "{}",
+        "abstraction_map": "{}", "m_s_marked": m_s.replace("{ VAR_1", "{ <START> VAR_1", 1) + " <END>",
     }
     if overrides.get("kind") == "pair":
         row.update(comment_id=None, comment_author=None, comment_is_owner=None, comment_start_line=None,
-                   comment_end_line=None, comment=None, comment_abstract=None)
+                   comment_end_line=None, comment=None, comment_abstract=None, m_s_marked=None)
     row.update(overrides)
     return row
 
@@ -70,7 +70,7 @@ def test_clean_rows_pass_and_files_are_tagged(tmp_path):
     rows = [candidate(), candidate(kind="pair")]
     summary, kept, dropped = run(tmp_path, rows)
     assert (summary["kept"], summary["dropped"]) == (2, 0)
-    assert schema_id(kept.schema) == "filtered/1" and schema_id(dropped.schema) == "filter_dropped/1"
+    assert schema_id(kept.schema) == "filtered/2" and schema_id(dropped.schema) == "filter_dropped/2"
     assert kept.column("cluster_id").to_pylist() == kept.column("id").to_pylist()
 
 
@@ -256,6 +256,16 @@ def test_bad_input_names_the_row_and_field(tmp_path):
     twice = table_of([candidate()] * 2)
     with pytest.raises(InputError, match=r":2 \[id\]: rows 1 and 2 have the same provenance"):
         filter_candidates(twice, tmp_path, FilterOptions(is_noise=never_noise))
+
+
+def test_triplets_need_their_marked_code_and_old_candidate_files_are_refused(tmp_path):
+    unmarked = table_of([candidate(), candidate(kind="pair"), candidate(m_s_marked=None)])
+    with pytest.raises(InputError, match=r":3 \[m_s_marked\]: row 3: a triplet without m_s_marked"):
+        filter_candidates(unmarked, tmp_path, FilterOptions(is_noise=never_noise))
+    old = table_of([candidate()]).drop_columns(["m_s_marked"])  # written before the 2-encoder input existed
+    pq.write_table(old.replace_schema_metadata({"revmine.schema": "candidates/1"}), tmp_path / "old.parquet")
+    with pytest.raises(InputError, match="expected a candidates/2 file, found candidates/1"):
+        filter_candidates(tmp_path / "old.parquet", tmp_path / "out", FilterOptions(is_noise=never_noise))
 
 
 def test_skipped_filters_are_reported_as_skipped(tmp_path):

@@ -124,7 +124,7 @@ def write_rounds(path: Path, rows: list[dict]) -> Path:
 
 def run(tmp_path: Path, rows: list[dict], **kwargs) -> tuple[dict, list[dict], list[dict]]:
     counts = preprocess(write_rounds(tmp_path / "rounds.parquet", rows), tmp_path / "out", **kwargs)
-    candidates = read_table(tmp_path / "out" / "candidates.parquet", expect="candidates/1").to_pylist()
+    candidates = read_table(tmp_path / "out" / "candidates.parquet", expect="candidates/2").to_pylist()
     dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="preprocess_dropped/1").to_pylist()
     return counts, candidates, dropped
 
@@ -172,7 +172,39 @@ def test_candidates_and_dropped_of_one_round(tmp_path):
     assert (c11["comment_author"], c11["comment_is_owner"], c11["comment_in_reply_to"]) == ("owner", True, "c1")
     pair = candidates[4]
     assert pair["comment"] is None and pair["comment_abstract"] is None and pair["m_s"] == ADD_BEFORE
+    # the 2-encoder input, each triplet marked by its own comment's lines; worked by hand from the abstraction
+    assert [c["m_s_marked"] for c in candidates] == [
+        "<START> <END> public void add ( int VAR_1 ) { VAR_2 += VAR_1 ; }",  # c1: the @Override line, not in m_s
+        "public int METHOD_1 ( ) { <START> return VAR_1 ; <END> }",  # c2: line 16
+        "private int METHOD_1 ( int VAR_1 ) { <START> return VAR_1 / 10 ; <END> }",  # c4: line 24
+        "<START> public void add ( int VAR_1 ) { VAR_2 += VAR_1 ; } <END>",  # c11: lines 11-13
+        None,  # pairs have no comment
+        None,
+    ]
     assert all(d["round_id"] == c1["round_id"] and d["path"] == "Shop.java" for d in dropped)
+
+
+def test_marks_follow_gerrit_character_ranges_in_utf16_and_are_clipped_to_the_method_text(tmp_path):
+    before = ("class A {\n  @Deprecated\n  void check(String text) {\n    text = \"\U0001F600\" + text.trim();\n"
+              "  }\n}\n")
+    after = before.replace("text.trim()", "text.strip()")
+    # line 4 is `    text = "😀" + text.trim();`: the emoji is 2 UTF-16 units, so `+` is at unit 16 (index 15)
+    # and `trim` ends at unit 27 (index 26); `text` and `trim` are idioms
+    plus, trim_end = 16, 27
+    comments = [
+        comment("r1", 4, start=4, end=4, start_character=plus, end_character=trim_end),
+        comment("r2", 3, start=2, end=3, start_character=2, end_character=99),  # from @Deprecated to past the end
+        comment("r3", 4, start=4, end=4, start_character=4, end_character=4),  # an empty range before `text`
+        comment("r4", 6, start=3, end=6, start_character=0, end_character=0),  # to the start of the line after
+    ]
+    _, candidates, dropped = run(tmp_path, [round_row(before=before, after=after, comments=comments)])
+    assert dropped == []
+    assert {c["comment_id"]: c["m_s_marked"] for c in candidates if c["kind"] == "triplet"} == {
+        "r1": "void METHOD_1 ( String text ) { text = STRING_1 <START> + text . trim <END> ( ) ; }",
+        "r2": "<START> void METHOD_1 ( String text ) { <END> text = STRING_1 + text . trim ( ) ; }",
+        "r3": "void METHOD_1 ( String text ) { <START> <END> text = STRING_1 + text . trim ( ) ; }",
+        "r4": "<START> void METHOD_1 ( String text ) { text = STRING_1 + text . trim ( ) ; } <END>",
+    }
 
 
 def test_comment_after_the_final_newline_is_out_of_range(tmp_path):
@@ -269,10 +301,10 @@ def test_time_budget_per_file(tmp_path):
 def test_a_failing_abstraction_drops_only_its_method(tmp_path, monkeypatch):
     from revmine.preprocess import candidates
 
-    def abstract_pair_failing_on_tax(before, after, idioms=None):
+    def abstract_pair_failing_on_tax(before, after, idioms=None, spans=False):
         if "tax(" in before:
             raise ValueError("cannot abstract")
-        return abstract_pair(before, after, idioms)
+        return abstract_pair(before, after, idioms, spans)
 
     monkeypatch.setattr(candidates, "abstract_pair", abstract_pair_failing_on_tax)
     counts, candidates_rows, dropped = run(tmp_path, [round_row()])

@@ -215,9 +215,12 @@ def test_export_loads_with_expected_sizes_and_columns(tmp_path, filtered):
             assert set(table.column("kind").to_pylist()) <= {kind}
             assert table.num_rows == summary["sizes"][config][name]
             lines = {p: (out / f"opennmt/{config}/{p}-{name}.txt").read_text().split("\n")[:-1]
-                     for p in (("src", "src1", "tgt") if kind == "triplet" else ("src", "tgt"))}
+                     for p in (("src", "src1", "src2", "tgt") if kind == "triplet" else ("src", "tgt"))}
             assert {len(v) for v in lines.values()} == {table.num_rows}
             assert lines["src"] == table.column("m_s_abstract").to_pylist()
+            if kind == "triplet":  # the 2-encoder input, named as in the replication package
+                assert lines["src2"] == table.column("m_s_marked").to_pylist()
+                assert all("<START>" in line for line in lines["src2"])
             jsonl = [json.loads(line) for line in (out / f"jsonl/{config}/{name}.jsonl").read_text().splitlines()]
             assert [r["id"] for r in jsonl] == table.column("id").to_pylist()
     everything = pads.dataset(out / "data", format="parquet").to_table()

@@ -6,7 +6,7 @@ an earlier export survives; the same splits give byte-identical files)::
     README.md                                      dataset card: YAML header (configs, splits) + documentation
     data/triplets/{train,validation,test}-00000-of-00001.parquet   Hugging Face layout, one config per kind
     data/pairs/{train,validation,test}-00000-of-00001.parquet
-    opennmt/triplets/{src,src1,tgt}-{train,eval,test}.txt          the 2021 replication package's text files
+    opennmt/triplets/{src,src1,src2,tgt}-{train,eval,test}.txt     the 2021 replication package's text files
     opennmt/pairs/{src,tgt}-{train,eval,test}.txt
     jsonl/{triplets,pairs}/{train,eval,test}.jsonl
 
@@ -19,8 +19,9 @@ formats keep the dataset's names (train/eval/test), as the replication package d
 
 OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line i of every file of a split
 is example i; ``src`` is the abstracted m_s, ``tgt`` the abstracted m_r and, for triplets, ``src1`` the
-cleaned and abstracted comment. Texts are flattened to one line (any line break, including U+2028, becomes
-a space).
+cleaned and abstracted comment and ``src2`` the abstracted m_s with ``<START>``/``<END>`` around the
+commented code (the 2-encoder model reads ``src1`` and ``src2``). Texts are flattened to one line (any
+line break, including U+2028, becomes a space).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl")
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
 #: OpenNMT files per kind: file prefix -> column (the replication package's names).
 OPENNMT_FILES = {
-    TRIPLET: {"src": "m_s_abstract", "src1": "comment_abstract", "tgt": "m_r_abstract"},
+    TRIPLET: {"src": "m_s_abstract", "src1": "comment_abstract", "src2": "m_s_marked", "tgt": "m_r_abstract"},
     PAIR: {"src": "m_s_abstract", "tgt": "m_r_abstract"},
 }
 
@@ -100,6 +101,8 @@ _COLUMN_DOCS = {
     "comment_abstract": "the comment cleaned and abstracted with the pair's map",
     "abstraction_map": "JSON object mapping original tokens to abstract ids",
     "abstraction_ids": "JSON object mapping abstract ids back to original tokens (complete inverse)",
+    "m_s_marked": "m_s_abstract with <START> and <END> around the tokens the comment is on (the 2-encoder input; "
+                  "empty for pairs)",
 }
 
 
@@ -251,9 +254,9 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
 _FILE_DOCS = {
     "parquet": "- `data/<config>/<split>-00000-of-00001.parquet`: the Hugging Face layout (splits train, validation, "
                "test).",
-    "opennmt": "- `opennmt/triplets/{src,src1,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one example "
-               "per line, abstracted (src: m_s, src1: comment, tgt: m_r), as in the 2021 replication package; "
-               "splits named train, eval, test.",
+    "opennmt": "- `opennmt/triplets/{src,src1,src2,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one "
+               "example per line, abstracted (src: m_s, src1: comment, src2: m_s with `<START>`/`<END>` around the "
+               "commented code, tgt: m_r), as in the 2021 replication package; splits named train, eval, test.",
     "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval, "
              "test.",
 }

@@ -73,6 +73,11 @@ def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CA
     bad = next((row for row, value in enumerate(kinds, start=1) if value not in KINDS), None)
     if bad is not None:
         raise InputError(path, f"row {bad}: kind {kinds[bad - 1]!r} is not one of {KINDS}", line=bad, field="kind")
+    marked = table.column("m_s_marked").to_pylist()
+    bad = next((row for row, (kind, value) in enumerate(zip(kinds, marked), start=1)
+                if kind == TRIPLET and value is None), None)
+    if bad is not None:  # src2 of the export would get an empty line
+        raise InputError(path, f"row {bad}: a triplet without m_s_marked", line=bad, field="m_s_marked")
     extra = [n for n in ("id", "cluster_id") if n in table.column_names]  # given by the caller or a stage
     return table.select([*extra, *CANDIDATES_SCHEMA.names]), path
 

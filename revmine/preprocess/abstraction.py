@@ -14,6 +14,19 @@ to it. This module reproduces it on every row of the package's test split (both 
 * Post-processing (rules 11-12): dotted TYPE names are split into one TYPE per part, and capitalised
   VAR names become TYPEs, numbered in Java ``HashMap`` iteration order.
 
+**Marking** (the 2-encoder input, ``src2`` of the package): ``abstract_pair(..., spans=True)`` also
+records where in ``before`` each printed unit comes from, and :meth:`AbstractedPair.marked` puts
+``<START>``/``<END>`` around the units a character range of ``before`` touches. The reference marks a
+character range, not whole lines (its ``before_marked`` has ``START``/``END`` mid-line where the reviewer
+selected part of a line), and its markers sit between tokens, so:
+
+* a unit is marked when its source characters overlap the range: a token cut by the range is marked whole;
+  a unit is what one source token (or an annotation, or a joined name printed as one id) became, so a
+  TYPE split by rule 11 (``TYPE_1 . TYPE_2``) is never cut;
+* a range that touches no token (an empty line, a line holding only a comment, only whitespace) gives
+  ``<START> <END>`` where the range is, before the first token after it, as the reference does;
+* the markers do not change the abstraction: the marked line is the unmarked one with two tokens added.
+
 :func:`unabstract` maps an abstracted prediction back to source tokens with the map of its pair.
 """
 
@@ -65,17 +78,47 @@ class Abstracted:
         return iter((self.code, self.mapping))
 
 
+START_MARK, END_MARK = "<START>", "<END>"
+
+
+class Unit(NamedTuple):
+    """One printed unit of an abstracted method and the characters ``[start, end)`` of the source it comes from."""
+
+    text: str
+    start: int
+    end: int
+
+
 @dataclass(frozen=True)
 class AbstractedPair:
-    """A method before and after review with one shared map; unpacks as ``before, after, mapping``."""
+    """A method before and after review with one shared map; unpacks as ``before, after, mapping``.
+
+    ``units`` (with ``spans=True`` only) is ``before`` unit by unit with source positions, for :meth:`marked`.
+    """
 
     before: str
     after: str
     mapping: dict[str, str]
     ids: dict[str, str]
+    units: tuple[Unit, ...] | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.before, self.after, self.mapping))
+
+    def marked(self, start: int, end: int) -> str:
+        """``before`` with ``<START>``/``<END>`` around the units whose source overlaps ``before[start:end]``.
+
+        A range that overlaps no unit is marked empty (``<START> <END>``) before the first unit after it.
+        """
+        if self.units is None:
+            raise ValueError("marking needs the source positions: abstract the pair with spans=True")
+        texts = [unit.text for unit in self.units]
+        inside = [k for k, unit in enumerate(self.units) if unit.start < end and unit.end > start]
+        if inside:
+            first, last = inside[0], inside[-1] + 1
+        else:
+            first = last = next((k for k, unit in enumerate(self.units) if unit.start >= end), len(texts))
+        return " ".join(texts[:first] + [START_MARK] + texts[first:last] + [END_MARK] + texts[last:])
 
 
 def load_idioms(path_or_lines: str | Iterable[str]) -> frozenset[str]:
@@ -105,20 +148,24 @@ def abstract(code: str, idioms: Iterable[str] | None = None) -> Abstracted:
     return Abstracted(_render(tokens, replace), mapping, ids)
 
 
-def abstract_pair(before: str, after: str, idioms: Iterable[str] | None = None) -> AbstractedPair:
+def abstract_pair(before: str, after: str, idioms: Iterable[str] | None = None,
+                  spans: bool = False) -> AbstractedPair:
     """Abstract ``before`` then ``after`` with the same maps, as the dataset's src/tgt lines are made.
 
     The name sets are those of both methods; if ``before`` does not parse nothing is collected at all,
-    and if only ``after`` fails, ``before``'s names are kept (rule 4).
+    and if only ``after`` fails, ``before``'s names are kept (rule 4). ``spans``: also record where each
+    unit of ``before`` comes from, so that :meth:`AbstractedPair.marked` can mark a range of it.
     """
     run = _Abstraction(_idiom_set(idioms))
-    prepared_before, prepared_after = _prepare(before), _prepare(after)
+    prepared_before, prepared_after = _prepare(before, track=spans), _prepare(after)
     if run.collect(prepared_before):
         run.collect(prepared_after)
-    tokens_before = run.walk(prepared_before)
+    lexed = [] if spans else None
+    tokens_before = run.walk(prepared_before, lexed)
     tokens_after = run.walk(prepared_after)
     replace, mapping, ids = run.finish()
-    return AbstractedPair(_render(tokens_before, replace), _render(tokens_after, replace), mapping, ids)
+    units = None if lexed is None else _units(tokens_before, lexed, prepared_before, replace)
+    return AbstractedPair(_render(tokens_before, replace), _render(tokens_after, replace), mapping, ids, units)
 
 
 #: what unabstracting takes: a result (exact), a stored original -> id map (lossy for a name with two
@@ -162,16 +209,45 @@ def _originals(mapping: MapSource) -> Mapping[str, str]:
 class _Prepared(NamedTuple):
     tokens: list[Token]
     lex_error: bool
+    origin: list[int] | None = None  # with track=True: where each character came from in the source, + its end
 
 
-def _prepare(code: str) -> _Prepared:
-    """Protect ``//`` inside quoted spans, drop comments, lex (rules 1-2)."""
+def _prepare(code: str, track: bool = False) -> _Prepared:
+    """Protect ``//`` inside quoted spans, drop comments, lex (rules 1-2).
+
+    ``track``: also map every character of the lexed text back to its position in ``code``.
+    """
+    origin = list(range(len(code) + 1)) if track else None
     if "//" in code:
+        if origin is not None:
+            origin = _track_edits(_QUOTED_SPAN, code, origin, protect=True)
         code = _QUOTED_SPAN.sub(lambda m: m.group().replace("//", _PROTECTED_SLASHES), code)
     if "/" in code:
+        if origin is not None:
+            origin = _track_edits(_COMMENT, code, origin, protect=False)
         code = _COMMENT.sub("", code)
     tokens, lex_error = tokenize(code)
-    return _Prepared(tokens, lex_error)
+    return _Prepared(tokens, lex_error, origin)
+
+
+def _track_edits(pattern: re.Pattern[str], code: str, origin: list[int], protect: bool) -> list[int]:
+    """``origin`` after the substitution ``_prepare`` makes with ``pattern``: matches removed, or (``protect``)
+    each ``//`` inside a match widened to the placeholder, whose characters point at the two slashes."""
+    out: list[int] = []
+    pos = 0
+    widened = len(_PROTECTED_SLASHES) - 1
+    for match in pattern.finditer(code):
+        out += origin[pos:match.start()]
+        pos = match.end()
+        if not protect:
+            continue
+        text, base, k = match.group(), match.start(), 0
+        while (j := text.find("//", k)) >= 0:
+            out += origin[base + k:base + j]
+            out += [origin[base + j]] + [origin[base + j + 1]] * widened
+            k = j + 2
+        out += origin[base + k:pos]
+    return out + origin[pos:]
 
 
 def _idiom_set(idioms: Iterable[str] | None) -> frozenset[str]:
@@ -207,13 +283,17 @@ class _Abstraction:
         name = "@" + name  # the map keeps the "@": ANNOTATION_1 stands for both tokens
         return name if name in self.idioms else self.annotations.id(name)
 
-    def walk(self, prepared: _Prepared) -> list[str]:
-        """The abstracted tokens of one method, before post-processing."""
+    def walk(self, prepared: _Prepared, lexed: list[tuple[int, int]] | None = None) -> list[str]:
+        """The abstracted tokens of one method, before post-processing.
+
+        ``lexed``: filled with the first and last lexed token each abstracted token comes from.
+        """
         tokens = prepared.tokens
         count = len(tokens)
         out: list[str] = []
         i = 0
         while i < count:
+            first = i
             tok = tokens[i]
             kind = tok.kind
             if kind == IDENT:
@@ -228,6 +308,8 @@ class _Abstraction:
                     i += 1
             else:
                 out.append(tok.text)
+            if lexed is not None:
+                _provenance(lexed, first, i, len(out) - len(lexed))
             i += 1
         return out
 
@@ -337,6 +419,29 @@ def _join(tokens: list[Token], i: int) -> tuple[str, int]:
 
 def _render(tokens: list[str], replace: dict[str, str]) -> str:
     return " ".join(replace.get(token, token) for token in tokens if token)
+
+
+def _provenance(lexed: list[tuple[int, int]], first: int, last: int, produced: int) -> None:
+    """Lexed tokens ``first..last`` made ``produced`` abstracted tokens: a joined ``a . b`` printed as three
+    tokens maps part to part, anything else (one id for several tokens) maps every token to all of them."""
+    if produced == 3 and last - first == 2:
+        lexed += [(first, first), (first + 1, first + 1), (last, last)]
+    else:
+        lexed += [(first, last)] * produced
+
+
+def _units(tokens: list[str], lexed: list[tuple[int, int]], prepared: _Prepared,
+           replace: dict[str, str]) -> tuple[Unit, ...]:
+    """The rendered units of a walk, each with the source characters of the lexed tokens it comes from."""
+    lex, origin = prepared.tokens, prepared.origin
+    assert origin is not None
+    units = []
+    for token, (first, last) in zip(tokens, lexed):
+        if token:
+            end = lex[last]
+            units.append(Unit(replace.get(token, token), origin[lex[first].start],
+                              origin[end.start + len(end.text) - 1] + 1))
+    return tuple(units)
 
 
 # -- Java HashMap iteration order (rule 12) ----------------------------------------------------------------

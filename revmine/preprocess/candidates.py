@@ -14,6 +14,13 @@ size, not the input. Per file:
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
    text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
    the pair's map (:func:`.comments.clean_comment`).
+5. A triplet's ``m_s_marked`` is the 2-encoder input (``src2`` of the 2021 package): ``m_s_abstract`` with
+   ``<START>``/``<END>`` around the tokens its comment's range touches (:meth:`.abstraction.AbstractedPair.marked`).
+   The range is the comment's own (several comments on one method: each triplet has its marks): Gerrit's
+   character range when it has one (characters counted in UTF-16 units, as Gerrit does), else its whole
+   lines (GitHub ranges and line comments). Lines above m_s's text that still link to the method
+   (annotation-only lines, which m_s leaves out) are clipped away: a range only on them marks nothing,
+   ``<START> <END>`` before m_s's first token. A character past the end of its line means the line end.
 
 Every input that made no candidate is a row of ``dropped.parquet`` with a :class:`DropReason`: a failed
 file gives a ``file`` row and one ``comment`` row per comment on it, so comments can be counted alone.
@@ -46,7 +53,8 @@ from .comments import clean_comment
 from .linking import comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
 
-__all__ = ["BatchResult", "Limits", "MethodCache", "normalise_source", "preprocess", "process_batch", "process_file"]
+__all__ = ["BatchResult", "Limits", "MethodCache", "comment_span", "normalise_source", "preprocess", "process_batch",
+           "process_file"]
 
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
@@ -305,6 +313,7 @@ class _File:
             pair = abstracted.pair(match)
             comment_abstract = None if comment is None else clean_comment(comment.get("message") or "",
                                                                           pair.mapping, self.idioms)
+            marked = None if comment is None else pair.marked(*comment_span(comment, before))
         except RecursionError:
             self._drop_failed(match, comment, DropReason.TOO_DEEP, "the abstraction recursed too deep")
             return
@@ -331,6 +340,7 @@ class _File:
             "m_s_abstract": pair.before,
             "m_r_abstract": pair.after,
             "comment_abstract": comment_abstract,
+            "m_s_marked": marked,
             "abstraction_map": json.dumps(pair.mapping, ensure_ascii=False, sort_keys=True),
             "abstraction_ids": json.dumps(pair.ids, ensure_ascii=False, sort_keys=True),
         })
@@ -365,7 +375,7 @@ class _Abstractions:
     def pair(self, match: Match) -> AbstractedPair:
         key = id(match.before)
         if key not in self.done:
-            self.done[key] = abstract_pair(match.before.text, match.after.text, self.idioms)
+            self.done[key] = abstract_pair(match.before.text, match.after.text, self.idioms, spans=True)
         return self.done[key]
 
 
@@ -381,6 +391,38 @@ def _comment_fields(comment: dict | None) -> dict[str, Any]:
         "comment_start_line": lines[0],
         "comment_end_line": lines[1],
     }
+
+
+def comment_span(comment: dict, method: Method) -> tuple[int, int]:
+    """The characters ``[start, end)`` of ``method.text`` that a linked comment covers (see step 5 above)."""
+    start_char, end_char = comment.get("start_character"), comment.get("end_character")
+    if start_char is None or end_char is None:  # whole lines, as the linker counts them
+        (start_line, end_line), start_char, end_char = comment_lines(comment), 0, None
+    else:
+        start_line, end_line = comment["start_line"], comment["end_line"]
+    lines = method.text.split("\n")
+
+    def offset(line: int, units: int | None) -> int:
+        k = line - method.start_line
+        if k < 0:  # above the text: annotation-only lines
+            return 0
+        text = lines[k]
+        column = len(text) if units is None else _utf16_index(text, units)
+        return sum(len(above) + 1 for above in lines[:k]) + column
+
+    start = offset(start_line, start_char)
+    return start, max(start, offset(end_line, end_char))
+
+
+def _utf16_index(text: str, units: int) -> int:
+    """The index in ``text`` of a position counted in UTF-16 code units (Gerrit's), capped at the line end."""
+    if text.isascii():
+        return min(units, len(text))
+    for index, char in enumerate(text):
+        units -= 2 if ord(char) > 0xFFFF else 1
+        if units < 0:
+            return index
+    return len(text)
 
 
 def _method_fields(method: Method | None) -> dict[str, Any]:
