@@ -56,7 +56,8 @@ import lizard
 
 from ..schema import DropReason
 
-__all__ = ["ExtractionError", "Match", "Matching", "Method", "extract_methods", "match_methods"]
+__all__ = ["ExtractionError", "FileMethods", "Match", "Matching", "Method", "Unbalanced", "extract_methods",
+           "match_methods"]
 
 #: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
 MAX_DEPTH = 100
@@ -118,6 +119,37 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Unbalanced:
+    """A bracket with no partner, and the lines whose method boundaries it leaves unknown.
+
+    For ``(`` or ``[``: its statement, from its start to the next ``;`` or ``}``, or to the end of the
+    block that the next ``{`` opens (a method header); for ``{``: from its statement to the end of the
+    enclosing block; for a closer: from its statement to itself.
+    """
+
+    bracket: str
+    line: int
+    first_line: int
+    last_line: int
+
+    @property
+    def detail(self) -> str:
+        return f"unbalanced '{self.bracket}' at line {self.line}"
+
+
+class FileMethods(list):
+    """The methods of a file (a ``list[Method]`` in file order) and its :class:`Unbalanced` brackets."""
+
+    def __init__(self, methods: Iterable[Method], unbalanced: Sequence[Unbalanced] = ()):
+        super().__init__(methods)
+        self.unbalanced = tuple(unbalanced)
+
+    def unbalanced_in(self, first: int, last: int) -> Unbalanced | None:
+        """The first unbalanced bracket whose lines meet ``first``..``last``, if any."""
+        return next((u for u in self.unbalanced if u.first_line <= last and first <= u.last_line), None)
+
+
+@dataclass(frozen=True)
 class Matching:
     """The outcome of :func:`match_methods`: what became of each method submitted, and what is new."""
 
@@ -140,7 +172,7 @@ class _Tokens:
                 self.start.append(m.start(1))
             if deadline is not None and n % _DEADLINE_EVERY == 0:
                 _check(deadline, "reading the file")
-        self.partner = self._brackets(max_depth)
+        self.partner, self.unbalanced = self._brackets(source, max_depth)
         self.annotation = self._annotations()
         self.records = self._records()
         self.compact = self._compact_constructors()
@@ -149,7 +181,8 @@ class _Tokens:
         """1-based line of token ``i``."""
         return bisect.bisect_left(self._newlines, self.start[i]) + 1
 
-    def _brackets(self, max_depth: int) -> dict[int, int]:
+    def _brackets(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int]]:
+        """Bracket partners, and the brackets that have none (sorted), as :func:`_recover` pairs them."""
         partner: dict[int, int] = {}
         stack: list[int] = []
         for i, tok in enumerate(self.text):
@@ -160,13 +193,85 @@ class _Tokens:
                                           f"brackets nested deeper than {max_depth} at line {self.line(i)}")
             elif tok in _CLOSE:
                 if not stack or self.text[stack[-1]] != _CLOSE[tok]:
-                    raise ExtractionError(DropReason.UNPARSEABLE, f"unbalanced '{tok}' at line {self.line(i)}")
+                    return self._recover(source)
                 j = stack.pop()
                 partner[i], partner[j] = j, i
-        if stack:
-            raise ExtractionError(DropReason.UNPARSEABLE,
-                                  f"'{self.text[stack[-1]]}' at line {self.line(stack[-1])} is never closed")
-        return partner
+        return (partner, []) if not stack else self._recover(source)
+
+    def _recover(self, source: str) -> tuple[dict[int, int], list[int]]:
+        """Pair the brackets of a file that does not balance as a reader would, leaving the culprits unpaired.
+
+        Braces outrank the rest: ``)`` and ``]`` pair only inside the innermost open ``{`` (unclosed ``(``
+        and ``[`` there are left over), and a ``}`` closes every ``(`` and ``[`` still open in its block. A
+        ``}`` closes the innermost open ``{``, except one that starts its line indented less than the line
+        where the innermost block's declaration or statement starts: it closes the innermost open block
+        whose statement starts at its indentation, if there is one (so a method missing its ``}`` is the
+        one left open, not the class). A closer with nothing open to pair with is left over too.
+        Nesting depth was checked by :meth:`_brackets` (a recovered stack is never deeper).
+        """
+        partner: dict[int, int] = {}
+        unbalanced: list[int] = []
+        stack: list[int] = []
+        starts: dict[int, int] = {}  # indentation of the statement each open brace belongs to
+        text = self.text
+        for i, tok in enumerate(text):
+            if tok in _OPEN:
+                stack.append(i)
+                continue
+            if tok not in _CLOSE:
+                continue
+            opener = None
+            if tok != "}":
+                for j in reversed(stack):
+                    if text[j] == _CLOSE[tok]:
+                        opener = j
+                    if text[j] in (_CLOSE[tok], "{"):
+                        break
+            else:
+                braces = [j for j in stack if text[j] == "{"]
+                if braces:
+                    opener = braces[-1]
+                    if i > 0 and self.line(i - 1) < self.line(i):  # first on its line
+                        for j in braces:
+                            if j not in starts:
+                                starts[j] = self._indent(source, self._statement_start(j))
+                        indent = self._indent(source, i)
+                        if indent < starts[opener]:  # outdented: it may close an outer block
+                            opener = next((j for j in reversed(braces) if starts[j] == indent), opener)
+            if opener is None:
+                unbalanced.append(i)
+                continue
+            while stack[-1] != opener:
+                unbalanced.append(stack.pop())
+            stack.pop()
+            partner[i], partner[opener] = opener, i
+        return partner, sorted(unbalanced + stack)
+
+    def unbalanced_lines(self, i: int) -> Unbalanced:
+        """The :class:`Unbalanced` record of the unpaired bracket at ``i``."""
+        tok, end = self.text[i], i
+        if tok in "([":
+            while end + 1 < len(self.text) and self.text[end] not in ";{}":
+                end += 1
+            end = self.partner.get(end, end) if self.text[end] == "{" else end  # a header: its block too
+        elif tok == "{":
+            end = next((self.partner[j] for j in range(i - 1, -1, -1) if self.partner.get(j, -1) > i),
+                       len(self.text) - 1)
+        return Unbalanced(tok, self.line(i), self.line(self._statement_start(i)), self.line(end))
+
+    def _statement_start(self, i: int) -> int:
+        """First token of the declaration or statement token ``i`` is in: after the previous ``;``, ``{`` or ``}``."""
+        j = i - 1
+        while j >= 0 and self.text[j] not in ";{}":
+            j -= 1
+        return j + 1
+
+    def _indent(self, source: str, i: int) -> int:
+        """Width of the indentation of token ``i``'s line (a tab counts 4)."""
+        line = self.line(i)
+        first = self._newlines[line - 2] + 1 if line > 1 else 0
+        before = source[first:self.start[i]]
+        return len(before[:len(before) - len(before.lstrip(" \t\f"))].expandtabs(4))
 
     def _annotations(self) -> list[bool]:
         """Flag the tokens of every annotation: ``@Name(.Name)*`` and its argument list, if any."""
@@ -179,7 +284,7 @@ class _Tokens:
             while j + 2 < n and text[j + 1] == "." and _is_word(text[j + 2]):
                 j += 2
             if j + 1 < n and text[j + 1] == "(":
-                j = self.partner[j + 1]
+                j = self.partner.get(j + 1, j + 1)
             flags[i:j + 1] = [True] * (j + 1 - i)
         return flags
 
@@ -203,6 +308,7 @@ class _Tokens:
         for name in self.compact:
             edits.update((k, "") for k in range(self.head(name), name + 1))
         edits.update((i, "") for i, flagged in enumerate(self.annotation) if flagged)
+        edits.update((i, "") for i in self.unbalanced)
         parts: list[str] = []
         pos = 0
         for i in sorted(edits):
@@ -236,7 +342,7 @@ class _Tokens:
             name, body = self.text[keyword + 1], self.body_open(open_ - 1)
             k = body + 1
             while k < self.partner[body]:
-                if (self.text[k] == name and self.text[k + 1] == "{"
+                if (self.text[k] == name and self.text[k + 1] == "{" and k + 1 in self.partner
                         and (self.text[k - 1] in ";{}" or _is_word(self.text[k - 1]) or self.annotation[k - 1])):
                     found[k] = open_
                 k = self.partner.get(k, k) + 1  # member level only: skip bracketed code
@@ -260,13 +366,15 @@ class _Tokens:
 
         Also the body of a record declared at ``name``; ``name() []`` is an old-style array return type.
         """
+        if name + 1 not in self.partner:
+            return None
         k = self.partner[name + 1] + 1
-        while k < len(self.text) and self.text[k] == "[":
+        while k < len(self.text) and self.text[k] == "[" and k in self.partner:
             k = self.partner[k] + 1
         if k < len(self.text) and self.text[k] in ("throws", "implements"):
             while k < len(self.text) and self.text[k] not in ("{", ";", "}"):
                 k += 1
-        return k if k < len(self.text) and self.text[k] == "{" else None
+        return k if k < len(self.text) and self.text[k] == "{" and k in self.partner else None
 
     def head(self, name: int) -> int:
         """First token of the declaration whose name is at ``name``: after the previous ``;``, ``{`` or ``}``."""
@@ -316,14 +424,17 @@ def _lizard_functions(source: str, deadline: float | None) -> list:
     return analyzer.analyze_source_code("X.java", source).function_list
 
 
-def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> list[Method]:
+def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> FileMethods:
     """Every method and constructor of ``source`` not inside another method, in file order.
 
-    ``source`` is normalised text (``\\n`` line ends: :func:`.candidates.normalise_source`).
+    ``source`` is normalised text (``\\n`` line ends: :func:`.candidates.normalise_source`). A file that
+    does not compile still gives its methods: brackets that do not balance are paired as a reader would
+    (:meth:`_Tokens._recover`), the ones left without partner are listed in the result's ``unbalanced``
+    and hidden from Lizard, and every method whose header and body brackets are paired is extracted,
+    also one with an unbalanced bracket inside (the abstraction does not need it to parse).
 
-    ``deadline`` is a :func:`time.monotonic` time; raises :class:`ExtractionError` past it, on brackets
-    nested deeper than ``max_depth`` (before Lizard or a parser would hit Python's recursion limit) and
-    on unbalanced brackets.
+    ``deadline`` is a :func:`time.monotonic` time; raises :class:`ExtractionError` past it and on
+    brackets nested deeper than ``max_depth`` (before Lizard or a parser would hit Python's recursion limit).
     """
     toks = _Tokens(source, max_depth, deadline)
     declared = toks.declarations()
@@ -356,7 +467,7 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
             link_start=toks.line(head),
             text="".join(line + "\n" for line in lines[start - 1:end]),
         ))
-    return methods
+    return FileMethods(methods, [toks.unbalanced_lines(i) for i in toks.unbalanced])
 
 
 def match_methods(before: Sequence[Method], after: Sequence[Method]) -> Matching:
