@@ -200,7 +200,7 @@ BROKEN = """public class A {                         // 1
   int good() {                           // 3
     return f(1;                          // 4  '(' never closed inside a method: the method stays
   }                                      // 5
-  void unfinished() {                    // 6  '{' never closed: the class's brace does not close it
+  void unfinished() {                    // 6  '{' never closed: it ends where the next member starts
     if (broken > 0) {                    // 7
       broken();                          // 8
     }                                    // 9
@@ -225,7 +225,7 @@ def test_a_file_that_does_not_compile_keeps_the_methods_it_has():
     assert [(u.bracket, u.line, u.first_line, u.last_line) for u in methods.unbalanced] == [
         ("(", 2, 2, 2),  # its statement
         ("(", 4, 4, 4),
-        ("{", 6, 6, 17),  # its declaration to the end of the block it is in: the class, closed on line 17
+        ("{", 6, 6, 9),  # its declaration to its last token: the next member starts on line 11
         ("}", 19, 19, 19),
     ]
     assert methods.unbalanced_in(7, 8).detail == "unbalanced '{' at line 6"
@@ -237,7 +237,8 @@ def test_a_file_that_does_not_compile_keeps_the_methods_it_has():
     ("class A { void a() { if (x) { } }", ["a()"], [("{", 1)]),  # the class is left open
     ("class A { void a() ) }", [], [(")", 1)]),  # a() has no body: no method
     ("class A {\n  void a(int x {\n    y();\n  }\n  void b() {}\n}\n", ["b()"], [("(", 2)]),
-    ("class A {\n  void a() {\n    y();\n}\n  void b() {}\n", ["a()", "b()"], [("{", 1)]),
+    # a '}' at the class's indentation closes the class, so a() is the one left open
+    ("class A {\n  void a() {\n    y();\n}\n  void b() {}\n", ["b()"], [("{", 2)]),
 ])
 def test_unbalanced_brackets_lose_only_the_methods_they_break(source, signatures, unbalanced):
     methods = extract_methods(source)

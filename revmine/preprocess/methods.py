@@ -81,6 +81,8 @@ _LEX = re.compile(
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _NOT_A_METHOD_BEFORE = frozenset(("new", ".", "record"))
+# words that start a statement, or name a statement's parentheses, never a member declaration
+_STATEMENTS = frozenset("if for while switch catch synchronized try do else return throw new assert case".split())
 _DEADLINE_EVERY = 1024  # tokens between two clock reads (our lexer, Lizard's token stream)
 
 
@@ -172,7 +174,7 @@ class _Tokens:
                 self.start.append(m.start(1))
             if deadline is not None and n % _DEADLINE_EVERY == 0:
                 _check(deadline, "reading the file")
-        self.partner, self.unbalanced = self._brackets(source, max_depth)
+        self.partner, self.unbalanced, self.ends = self._brackets(source, max_depth)
         self.annotation = self._annotations()
         self.records = self._records()
         self.compact = self._compact_constructors()
@@ -181,8 +183,11 @@ class _Tokens:
         """1-based line of token ``i``."""
         return bisect.bisect_left(self._newlines, self.start[i]) + 1
 
-    def _brackets(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int]]:
-        """Bracket partners, and the brackets that have none (sorted), as :func:`_recover` pairs them."""
+    def _brackets(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int], dict[int, int]]:
+        """Bracket partners, the brackets left without one, and where each unclosed ``{`` ends (its last token).
+
+        A file that balances is paired by nesting alone; one that does not, as :meth:`_recover` reads it.
+        """
         partner: dict[int, int] = {}
         stack: list[int] = []
         for i, tok in enumerate(self.text):
@@ -196,25 +201,51 @@ class _Tokens:
                     return self._recover(source)
                 j = stack.pop()
                 partner[i], partner[j] = j, i
-        return (partner, []) if not stack else self._recover(source)
+        return (partner, [], {}) if not stack else self._recover(source)
 
-    def _recover(self, source: str) -> tuple[dict[int, int], list[int]]:
+    def _recover(self, source: str) -> tuple[dict[int, int], list[int], dict[int, int]]:
         """Pair the brackets of a file that does not balance as a reader would, leaving the culprits unpaired.
 
         Braces outrank the rest: ``)`` and ``]`` pair only inside the innermost open ``{`` (unclosed ``(``
-        and ``[`` there are left over), and a ``}`` closes every ``(`` and ``[`` still open in its block. A
-        ``}`` closes the innermost open ``{``, except one that starts its line indented less than the line
-        where the innermost block's declaration or statement starts: it closes the innermost open block
-        whose statement starts at its indentation, if there is one (so a method missing its ``}`` is the
-        one left open, not the class). A closer with nothing open to pair with is left over too.
+        and ``[`` there are left over), and a ``}`` closes every ``(`` and ``[`` still open in its block.
+        Indentation tells where a ``{`` was left unclosed:
+
+        * a member declaration (a method or class header) that starts on a later line than the innermost
+          open ``{``, indented no deeper than that block's own declaration, ends that block: a method
+          missing its ``}`` ends where the next member starts, and does not swallow it;
+        * a ``}`` that starts its line indented less than the innermost block's declaration or statement
+          closes the innermost open block whose statement starts at its indentation, if there is one.
+
+        Otherwise a ``}`` closes the innermost open ``{``; a closer with nothing open is left over.
         Nesting depth was checked by :meth:`_brackets` (a recovered stack is never deeper).
         """
         partner: dict[int, int] = {}
         unbalanced: list[int] = []
+        ends: dict[int, int] = {}
         stack: list[int] = []
-        starts: dict[int, int] = {}  # indentation of the statement each open brace belongs to
         text = self.text
+        indent: dict[int, int] = {}  # open brace -> indentation of its statement's line
+
+        def unclosed(until: int, last: int) -> None:
+            """Pop the stack down to and including ``until``: left open, ending at token ``last``."""
+            while True:
+                j = stack.pop()
+                unbalanced.append(j)
+                if text[j] == "{":
+                    ends[j] = last
+                if j == until:
+                    return
+
         for i, tok in enumerate(text):
+            if tok == "{":
+                indent[i] = self._indent(source, self._statement_start(i))
+                first = self._statement_start(i)
+                while True:
+                    inner = next((j for j in reversed(stack) if text[j] == "{"), None)
+                    if (inner is None or self.line(first) <= self.line(inner) or indent[i] > indent[inner]
+                            or not self._declares_member(first, i, partner)):
+                        break
+                    unclosed(inner, first - 1)
             if tok in _OPEN:
                 stack.append(i)
                 continue
@@ -231,13 +262,13 @@ class _Tokens:
                 braces = [j for j in stack if text[j] == "{"]
                 if braces:
                     opener = braces[-1]
-                    if i > 0 and self.line(i - 1) < self.line(i):  # first on its line
-                        for j in braces:
-                            if j not in starts:
-                                starts[j] = self._indent(source, self._statement_start(j))
-                        indent = self._indent(source, i)
-                        if indent < starts[opener]:  # outdented: it may close an outer block
-                            opener = next((j for j in reversed(braces) if starts[j] == indent), opener)
+                    if self.line(i - 1) < self.line(i):  # first on its line
+                        here = self._indent(source, i)
+                        if here < indent[opener]:  # outdented: it may close an outer block
+                            outer = next((j for j in reversed(braces) if indent[j] == here), opener)
+                            if outer != opener:
+                                unclosed(braces[braces.index(outer) + 1], i - 1)
+                            opener = outer
             if opener is None:
                 unbalanced.append(i)
                 continue
@@ -245,7 +276,20 @@ class _Tokens:
                 unbalanced.append(stack.pop())
             stack.pop()
             partner[i], partner[opener] = opener, i
-        return partner, sorted(unbalanced + stack)
+        if stack:
+            unclosed(stack[0], len(text) - 1)
+        return partner, sorted(unbalanced), ends
+
+    def _declares_member(self, first: int, brace: int, partner: dict[int, int]) -> bool:
+        """Whether tokens ``first``..``brace`` are a method, constructor or class header opening its body."""
+        tokens = self.text[first:brace]
+        if any(t in ("=", "->", "new", "return") for t in tokens) or (tokens and tokens[0] in _STATEMENTS):
+            return False
+        if any(t in ("class", "interface", "enum") for t in tokens):
+            return True
+        close = next((k for k in range(brace - 1, first - 1, -1) if self.text[k] == ")"), None)
+        name = partner.get(close, first) - 1 if close is not None else first - 1
+        return name >= first and _is_word(self.text[name]) and self.text[name] not in _STATEMENTS
 
     def unbalanced_lines(self, i: int) -> Unbalanced:
         """The :class:`Unbalanced` record of the unpaired bracket at ``i``."""
@@ -255,8 +299,7 @@ class _Tokens:
                 end += 1
             end = self.partner.get(end, end) if self.text[end] == "{" else end  # a header: its block too
         elif tok == "{":
-            end = next((self.partner[j] for j in range(i - 1, -1, -1) if self.partner.get(j, -1) > i),
-                       len(self.text) - 1)
+            end = self.ends[i]
         return Unbalanced(tok, self.line(i), self.line(self._statement_start(i)), self.line(end))
 
     def _statement_start(self, i: int) -> int:
@@ -296,7 +339,10 @@ class _Tokens:
         function and loses every method of a record that has a constructor. A compact constructor's
         declaration before ``{`` is blanked, leaving an initializer block: Lizard loses every method after
         ``P {`` (we find compact constructors ourselves). ``$`` in names becomes ``_``: Lizard cuts a name
-        at ``$`` (``a$b`` -> ``b``), so it would not match the declaration.
+        at ``$`` (``a$b`` -> ``b``), so it would not match the declaration. In a file that does not
+        balance, the brackets left without partner are blanked, except an unclosed ``{``: a ``}`` is
+        added after the last token of its block (on that token's line), so Lizard reads the file as
+        :meth:`_recover` does.
         """
         edits: dict[int, str] = {}
         for i, tok in enumerate(self.text):
@@ -308,14 +354,19 @@ class _Tokens:
         for name in self.compact:
             edits.update((k, "") for k in range(self.head(name), name + 1))
         edits.update((i, "") for i, flagged in enumerate(self.annotation) if flagged)
-        edits.update((i, "") for i in self.unbalanced)
+        edits.update((i, "") for i in self.unbalanced if self.text[i] != "{")
+        closers = Counter(self.ends.values())
         parts: list[str] = []
         pos = 0
-        for i in sorted(edits):
+        for i in sorted(edits.keys() | closers.keys()):
             start = self.start[i]
             end = start + len(self.text[i])
             parts.append(source[pos:start])
-            parts.append(edits[i] or re.sub(r"[^\n]", " ", source[start:end]))
+            if i in edits:
+                parts.append(edits[i] or re.sub(r"[^\n]", " ", source[start:end]))
+            else:
+                parts.append(source[start:end])
+            parts.append("}" * closers[i])
             pos = end
         parts.append(source[pos:])
         return "".join(parts)
