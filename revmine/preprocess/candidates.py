@@ -10,6 +10,8 @@ size, not the input. Per file:
    limit (Lizard and javalang recurse on nesting), and a per-file time budget checked inside Lizard's
    token stream and between abstractions. A file that hits one is dropped with that reason.
 3. Methods are extracted and matched before/after (:mod:`.methods`); comments are linked (:mod:`.linking`).
+   A file that does not compile is not dropped: its methods are extracted around the brackets that do
+   not balance, and a comment on lines where no method could be extracted is dropped as ``unparseable``.
 4. A *triplet* is written for every linked comment whose method still exists after the round (also when
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
    text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with

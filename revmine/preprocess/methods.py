@@ -27,6 +27,12 @@ text blocks and brackets aware) makes its answer exact where Lizard is line-base
 * Methods nested in another method (anonymous and local classes, ``(anonymous)::run``) are dropped; their
   lines belong to the enclosing method. A "method" that is not a declaration ``name(...) [throws ...] {``
   on Lizard's line is not kept.
+* A file that does not compile still gives its methods (a patch set under review may not compile, and
+  nothing here parses the file): brackets that do not balance are paired as a reader would, using the
+  indentation (:meth:`_Tokens._recover`); the unpaired ones are hidden from Lizard and listed with the
+  lines they leave unknown (:class:`Unbalanced`); every method whose header and body brackets pair is
+  extracted, also one with an unbalanced bracket inside: the abstraction works per method and needs no
+  parse. Only nesting deeper than ``max_depth`` and the time budget still fail a whole file.
 
 Matching before and after (:func:`match_methods`), deterministic, in file order at every step:
 
