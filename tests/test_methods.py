@@ -184,6 +184,7 @@ def test_blank_lines_count_and_text_ends_with_newline():
 @pytest.mark.parametrize("source", [
     "class A { void a() { " + "if (a) {" * 2000 + "}" * 2000 + " } }",
     "class A {" * 2000 + "}" * 2000,
+    "class A { ) " + "{" * 2000 + "}" * 2000 + " }",  # unbalanced first: the recovery checks the depth too
 ])
 def test_files_nested_too_deep_raise_with_a_reason(source):
     started = time.monotonic()

@@ -131,8 +131,9 @@ class Unbalanced:
     """A bracket with no partner, and the lines whose method boundaries it leaves unknown.
 
     For ``(`` or ``[``: its statement, from its start to the next ``;`` or ``}``, or to the end of the
-    block that the next ``{`` opens (a method header); for ``{``: from its statement to the end of the
-    enclosing block; for a closer: from its statement to itself.
+    block that the next ``{`` opens (a method header); for ``{``: from its statement to the last token
+    of its block as the recovery ends it (before the next member declaration, before the outdented ``}``
+    that closes an outer block, or at the end of the file); for a closer: from its statement to itself.
     """
 
     bracket: str
@@ -204,12 +205,12 @@ class _Tokens:
                                           f"brackets nested deeper than {max_depth} at line {self.line(i)}")
             elif tok in _CLOSE:
                 if not stack or self.text[stack[-1]] != _CLOSE[tok]:
-                    return self._recover(source)
+                    return self._recover(source, max_depth)
                 j = stack.pop()
                 partner[i], partner[j] = j, i
-        return (partner, [], {}) if not stack else self._recover(source)
+        return (partner, [], {}) if not stack else self._recover(source, max_depth)
 
-    def _recover(self, source: str) -> tuple[dict[int, int], list[int], dict[int, int]]:
+    def _recover(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int], dict[int, int]]:
         """Pair the brackets of a file that does not balance as a reader would, leaving the culprits unpaired.
 
         Braces outrank the rest: ``)`` and ``]`` pair only inside the innermost open ``{`` (unclosed ``(``
@@ -223,7 +224,6 @@ class _Tokens:
           closes the innermost open block whose statement starts at its indentation, if there is one.
 
         Otherwise a ``}`` closes the innermost open ``{``; a closer with nothing open is left over.
-        Nesting depth was checked by :meth:`_brackets` (a recovered stack is never deeper).
         """
         partner: dict[int, int] = {}
         unbalanced: list[int] = []
@@ -244,8 +244,8 @@ class _Tokens:
 
         for i, tok in enumerate(text):
             if tok == "{":
-                indent[i] = self._indent(source, self._statement_start(i))
                 first = self._statement_start(i)
+                indent[i] = self._indent(source, first)
                 while True:
                     inner = next((j for j in reversed(stack) if text[j] == "{"), None)
                     if (inner is None or self.line(first) <= self.line(inner) or indent[i] > indent[inner]
@@ -254,6 +254,9 @@ class _Tokens:
                     unclosed(inner, first - 1)
             if tok in _OPEN:
                 stack.append(i)
+                if len(stack) > max_depth:
+                    raise ExtractionError(DropReason.TOO_DEEP,
+                                          f"brackets nested deeper than {max_depth} at line {self.line(i)}")
                 continue
             if tok not in _CLOSE:
                 continue
