@@ -4,7 +4,7 @@
 
 The rounds are those of tests/published_rounds.py: one per row of the Tufano et al. 2021 test split,
 ``before`` and ``after`` as two revisions of a class, the comment on the marked lines; *clean* (the class
-holds only the method) and *broken* (also a field and a method that do not compile). For each form the
+holds only the method) and *broken* (also a field and two methods that do not compile). For each form the
 script prints how many rows come back exactly (triplet with the row's m_s and m_r, abstractions equal to
 ``src-test.txt``/``tgt-test.txt``), the reasons of the rest (from ``dropped.parquet``, or "abstraction
 differs"), and the time of the stage with the comparison (median of ``--repeats`` runs, min and max).

@@ -3,9 +3,10 @@
 Every row of the Tufano et al. 2021 test set (../shared/fixtures/tufano2021/test.csv) becomes one round:
 the submitted file holds the row's ``before`` in a class, the revised file its ``after``, and one
 reviewer comment sits on the lines that ``before_marked`` marks with ``START ... END``. In the *broken*
-form the class also holds a field whose initialiser lacks a ``)`` and, after the published method, a
-method that lacks its closing ``}``: the file does not compile (as a patch set under review may not),
-but the published method itself is intact.
+form the class also holds a field whose initialiser lacks a ``)``, and before and after the published
+method a method that lacks its closing ``}`` (the one before indented like the published method, as in
+one file): the file does not compile (as a patch set under review may not), but the published method
+itself is intact.
 
 A row *comes back* when the preprocess stage writes a triplet for it whose m_s and m_r are the row's
 ``before`` and ``after`` and whose abstractions are its ``src-test.txt`` and ``tgt-test.txt`` lines.
@@ -29,7 +30,7 @@ from conftest import TUFANO  # the fixture folder beside the project (tests/ is 
 HEADER = "package published;\n\npublic class Published {\n"
 #: a field that does not compile (an unclosed parenthesis), above the published method
 BROKEN_FIELD = "  private final int broken = (1 + 2;\n\n"
-#: a method that lacks its closing brace, below the published method (the class's brace closes nothing)
+#: a method that lacks its closing brace (below the published method, the class's brace closes nothing)
 BROKEN_METHOD = "\n  void unfinished() {\n    if (broken > 0) {\n      broken();\n    }\n\n"
 
 
@@ -54,17 +55,25 @@ def marked_lines(row: dict[str, str]) -> tuple[int, int]:
 
 def published_rounds(rows: list[dict[str, str]], broken: bool = False) -> list[dict[str, Any]]:
     """One round per row: ``before`` then ``after`` in a class, the comment on the marked lines."""
-    prefix = HEADER + (BROKEN_FIELD if broken else "")
     suffix = (BROKEN_METHOD if broken else "") + "}\n"
-    offset = prefix.count("\n")
+
+    def revision(method: str) -> str:
+        if not broken:
+            return HEADER + method + suffix
+        indent = method[:len(method) - len(method.lstrip(" \t"))]
+        unfinished = "".join((indent + line[2:] if line else "") + "\n" for line in BROKEN_METHOD.split("\n")[1:-1])
+        return HEADER + BROKEN_FIELD + unfinished + method + suffix
+
     rounds = []
     for n, row in enumerate(rows):
         first, last = marked_lines(row)
+        before = revision(row["before"])
+        offset = before[:before.index(row["before"])].count("\n")
         rounds.append({
             "round_id": f"gerrit:published:{n}:1", "source": "gerrit", "host": "published", "project": "published",
             "change": str(n), "round": 1, "path_before": "Published.java", "path_after": "Published.java",
-            "file_status": "modified", "content_before": prefix + row["before"] + suffix,
-            "content_after": prefix + row["after"] + suffix,
+            "file_status": "modified", "content_before": before,
+            "content_after": revision(row["after"]),
             "comments": [{"id": f"c{n}", "author": "reviewer", "is_owner": False, "path": "Published.java",
                           "side": "REVISION", "line": offset + last, "start_line": offset + first,
                           "end_line": offset + last, "message": row["comment"]}],

@@ -240,6 +240,9 @@ def test_a_file_that_does_not_compile_keeps_the_methods_it_has():
     ("class A {\n  void a(int x {\n    y();\n  }\n  void b() {}\n}\n", ["b()"], [("(", 2)]),
     # a '}' at the class's indentation closes the class, so a() is the one left open
     ("class A {\n  void a() {\n    y();\n}\n  void b() {}\n", ["b()"], [("{", 2)]),
+    # a() lacks its '}': the next member ends it ('synchronized' is a modifier there, a statement inside)
+    ("class A {\n  void a() {\n    y();\n\n  synchronized void b() {\n    synchronized (this) {\n    }\n  }\n}\n",
+     ["b()"], [("{", 2)]),
 ])
 def test_unbalanced_brackets_lose_only_the_methods_they_break(source, signatures, unbalanced):
     methods = extract_methods(source)

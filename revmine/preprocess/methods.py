@@ -87,8 +87,8 @@ _LEX = re.compile(
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _NOT_A_METHOD_BEFORE = frozenset(("new", ".", "record"))
-# words that start a statement, or name a statement's parentheses, never a member declaration
-_STATEMENTS = frozenset("if for while switch catch synchronized try do else return throw new assert case".split())
+# words before a statement's parentheses (``if (``...), never a member's name
+_STATEMENTS = frozenset("if for while switch catch synchronized try".split())
 _DEADLINE_EVERY = 1024  # tokens between two clock reads (our lexer, Lizard's token stream)
 
 
@@ -292,7 +292,7 @@ class _Tokens:
     def _declares_member(self, first: int, brace: int, partner: dict[int, int]) -> bool:
         """Whether tokens ``first``..``brace`` are a method, constructor or class header opening its body."""
         tokens = self.text[first:brace]
-        if any(t in ("=", "->", "new", "return") for t in tokens) or (tokens and tokens[0] in _STATEMENTS):
+        if any(t in ("=", "->", "new", "return") for t in tokens):
             return False
         if any(t in ("class", "interface", "enum") for t in tokens):
             return True
