@@ -181,19 +181,73 @@ def test_blank_lines_count_and_text_ends_with_newline():
     assert [(m.start_line, m.end_line, m.text) for m in methods] == [(3, 4, "  void a() {\n  }\n")]
 
 
-@pytest.mark.parametrize("source, reason", [
-    ("class A { void a() { if (x) { } }", DropReason.UNPARSEABLE),
-    ("class A { void a() ) }", DropReason.UNPARSEABLE),
-    ("class A { void a() { " + "if (a) {" * 2000 + "}" * 2000 + " } }", DropReason.TOO_DEEP),
-    ("class A {" * 2000 + "}" * 2000, DropReason.TOO_DEEP),
+@pytest.mark.parametrize("source", [
+    "class A { void a() { " + "if (a) {" * 2000 + "}" * 2000 + " } }",
+    "class A {" * 2000 + "}" * 2000,
+    "class A { ) " + "{" * 2000 + "}" * 2000 + " }",  # unbalanced first: the recovery checks the depth too
 ])
-def test_files_without_reliable_methods_raise_with_a_reason(source, reason):
+def test_files_nested_too_deep_raise_with_a_reason(source):
     started = time.monotonic()
     with pytest.raises(ExtractionError) as info:
         extract_methods(source)
-    assert info.value.reason == reason
+    assert info.value.reason == DropReason.TOO_DEEP
     assert "line 1" in info.value.detail
     assert time.monotonic() - started < 1
+
+
+# A file that does not compile; line numbers in the comments, expectations worked out by hand.
+BROKEN = """public class A {                         // 1
+  private int broken = (1 + 2;           // 2  '(' never closed: only this statement is lost
+  int good() {                           // 3
+    return f(1;                          // 4  '(' never closed inside a method: the method stays
+  }                                      // 5
+  void unfinished() {                    // 6  '{' never closed: it ends where the next member starts
+    if (broken > 0) {                    // 7
+      broken();                          // 8
+    }                                    // 9
+                                         // 10
+  int after(int x) {                     // 11
+    return x;                            // 12
+  }                                      // 13
+  void stray() {                         // 14
+    x();                                 // 15
+  }                                      // 16
+  }                                      // 17 a '}' too many: it closes the class, the last one is left
+  int last() { return 0; }               // 18
+}                                        // 19
+"""
+
+
+def test_a_file_that_does_not_compile_keeps_the_methods_it_has():
+    methods = extract_methods(BROKEN)
+    assert [(m.signature, m.start_line, m.end_line) for m in methods] == [
+        ("good()", 3, 5), ("after(int x)", 11, 13), ("stray()", 14, 16), ("last()", 18, 18)]
+    assert methods[0].text == "".join(line + "\n" for line in BROKEN.split("\n")[2:5])
+    assert [(u.bracket, u.line, u.first_line, u.last_line) for u in methods.unbalanced] == [
+        ("(", 2, 2, 2),  # its statement
+        ("(", 4, 4, 4),
+        ("{", 6, 6, 9),  # its declaration to its last token: the next member starts on line 11
+        ("}", 19, 19, 19),
+    ]
+    assert methods.unbalanced_in(7, 8).detail == "unbalanced '{' at line 6"
+    assert methods.unbalanced_in(5, 5) is None
+    assert extract_methods(SOURCE).unbalanced == ()
+
+
+@pytest.mark.parametrize("source, signatures, unbalanced", [
+    ("class A { void a() { if (x) { } }", ["a()"], [("{", 1)]),  # the class is left open
+    ("class A { void a() ) }", [], [(")", 1)]),  # a() has no body: no method
+    ("class A {\n  void a(int x {\n    y();\n  }\n  void b() {}\n}\n", ["b()"], [("(", 2)]),
+    # a '}' at the class's indentation closes the class, so a() is the one left open
+    ("class A {\n  void a() {\n    y();\n}\n  void b() {}\n", ["b()"], [("{", 2)]),
+    # a() lacks its '}': the next member ends it ('synchronized' is a modifier there, a statement inside)
+    ("class A {\n  void a() {\n    y();\n\n  synchronized void b() {\n    synchronized (this) {\n    }\n  }\n}\n",
+     ["b()"], [("{", 2)]),
+])
+def test_unbalanced_brackets_lose_only_the_methods_they_break(source, signatures, unbalanced):
+    methods = extract_methods(source)
+    assert [m.signature for m in methods] == signatures
+    assert [(u.bracket, u.line) for u in methods.unbalanced] == unbalanced
 
 
 def test_time_budget_stops_lizard():

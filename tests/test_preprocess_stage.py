@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
+import javalang
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -16,6 +18,10 @@ from revmine.preprocess.candidates import MethodCache, normalise_source, preproc
 from revmine.preprocess.comments import clean_comment
 from revmine.schema import CANDIDATES_SCHEMA, COMMENT_TYPE, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason, schema_id
 from revmine.store import read_table, write_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from published_rounds import (BROKEN_FIELD, BROKEN_METHOD, HEADER, come_back, marked_lines,  # noqa: E402
+                              published_rounds, published_rows)
 
 BEFORE = """\
 package demo;
@@ -243,27 +249,82 @@ def test_pathological_files_are_dropped_quickly(tmp_path):
         round_row(1, before=generated, comments=one),
         round_row(2, before=deep, after=deep, comments=one),
         round_row(3, before=b"class A { void f() { String s = \"\xff\"; } }", comments=one),
-        round_row(4, after="class A { void f() { }", comments=[]),
-        round_row(5),
+        round_row(4),
     ]
     started = time.monotonic()
     counts, candidates, dropped = run(tmp_path, rows)
     assert time.monotonic() - started < 10
-    assert [(d["round"], d["kind"], d["reason"], d["comment_id"]) for d in dropped if d["round"] < 5] == [
+    assert [(d["round"], d["kind"], d["reason"], d["comment_id"]) for d in dropped if d["round"] < 4] == [
         (1, "file", DropReason.FILE_TOO_LARGE, None),
         (1, "comment", DropReason.FILE_TOO_LARGE, "k1"),
         (2, "file", DropReason.TOO_DEEP, None),
         (2, "comment", DropReason.TOO_DEEP, "k1"),
         (3, "file", DropReason.BAD_ENCODING, None),
         (3, "comment", DropReason.BAD_ENCODING, "k1"),
-        (4, "file", DropReason.UNPARSEABLE, None),
     ]
     details = {d["round"]: d["detail"] for d in dropped if d["kind"] == "file"}
     assert details[1].startswith("content_before: ") and "over the limit of 1000000" in details[1]
     assert details[3] == "content_before: invalid UTF-8 at byte 33"
-    assert details[4].startswith("content_after: ")
-    assert {c["round"] for c in candidates} == {5}  # the rest of the input still goes through
-    assert counts["files"] == 5
+    assert {c["round"] for c in candidates} == {4}  # the rest of the input still goes through
+    assert counts["files"] == 4
+
+
+def test_a_file_that_does_not_compile_loses_only_what_cannot_be_extracted(tmp_path):
+    """Published methods in a file with an unclosed '(' in a field and a method missing its '}' (cf. #8).
+
+    Rows 72 and 314 of the test split do not parse themselves (a ';' is missing), row 0 does; all three
+    must come out with the published abstractions. Only the broken method and field are lost, with a reason.
+    """
+    rows = published_rows()
+    for i in (72, 314):  # javalang rejects them, as JavaParser did when the dataset was made
+        with pytest.raises(javalang.parser.JavaSyntaxError):
+            javalang.parse.parse("class Dummy {\n" + rows[i]["before"] + "}\n")
+    javalang.parse.parse("class Dummy {\n" + rows[0]["before"] + "}\n")
+    parts = {"before": [HEADER, BROKEN_FIELD], "after": [HEADER, BROKEN_FIELD]}
+    published: dict[int, tuple[int, int]] = {}  # row -> its marked lines in the file
+    for i in (72, 0, None, 314):
+        for side, text in parts.items():
+            text.append(BROKEN_METHOD if i is None else rows[i][side])
+        if i is not None:
+            offset = "".join(parts["before"][:-1]).count("\n")
+            first, last = marked_lines(rows[i])
+            published[i] = (offset + first, offset + last)
+    before, after = "".join(parts["before"]) + "}\n", "".join(parts["after"]) + "}\n"
+    field = HEADER.count("\n") + 1
+    unfinished = before.split("\n").index("  void unfinished() {") + 1
+    comments = [comment(f"row{i}", start=a, end=b) for i, (a, b) in published.items()]
+    comments += [comment("field", field), comment("unfinished", unfinished + 2)]
+    counts, candidates, dropped = run(tmp_path, [round_row(before=before, after=after, comments=comments)])
+    triplets = {c["comment_id"]: c for c in candidates if c["kind"] == "triplet"}
+    assert sorted(triplets) == ["row0", "row314", "row72"]
+    for i in (72, 0, 314):
+        found = triplets[f"row{i}"]
+        assert (found["m_s"], found["m_r"]) == (rows[i]["before"], rows[i]["after"])
+        assert (found["m_s_abstract"], found["m_r_abstract"]) == (rows[i]["src"], rows[i]["tgt"])
+    assert counts["pairs"] == 3
+    assert [(d["kind"], d["comment_id"], d["reason"], d["detail"]) for d in dropped] == [
+        ("comment", "field", DropReason.UNPARSEABLE, f"lines {field}-{field} are in no method: no method could "
+                                                     f"be extracted over an unbalanced '(' at line {field}"),
+        ("comment", "unfinished", DropReason.UNPARSEABLE,
+         f"lines {unfinished + 2}-{unfinished + 2} are in no method: no method could be extracted over an "
+         f"unbalanced '{{' at line {unfinished}"),
+    ]
+
+
+def test_a_revision_that_does_not_compile_says_so_when_methods_disappear(tmp_path):
+    # add() lacks its "}": the one at the class's indentation closes the class, leaving add() open
+    _, candidates, dropped = run(tmp_path, [round_row(after="class Shop {\n  void add(int price) {\n}\n",
+                                                      comments=[comment("c", 16)])])
+    assert candidates == []
+    assert {(d["reason"], d["detail"]) for d in dropped} == {
+        (DropReason.METHOD_DELETED, "no method of the next revision matches; it has an unbalanced '{' at line 2")}
+
+
+def test_published_rows_come_back_from_files_that_do_not_compile(tmp_path):
+    """The first 150 rows of the test split, each in a class that does not compile (see published_rounds)."""
+    rows = published_rows(150)
+    exact, lost = come_back(rows, published_rounds(rows, broken=True), tmp_path)
+    assert (exact, dict(lost)) == (150, {})
 
 
 def test_undecodable_fields_drop_their_row_not_the_run(tmp_path):

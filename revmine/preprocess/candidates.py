@@ -10,6 +10,8 @@ size, not the input. Per file:
    limit (Lizard and javalang recurse on nesting), and a per-file time budget checked inside Lizard's
    token stream and between abstractions. A file that hits one is dropped with that reason.
 3. Methods are extracted and matched before/after (:mod:`.methods`); comments are linked (:mod:`.linking`).
+   A file that does not compile is not dropped: its methods are extracted around the brackets that do
+   not balance, and a comment on lines where no method could be extracted is dropped as ``unparseable``.
 4. A *triplet* is written for every linked comment whose method still exists after the round (also when
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
    text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
@@ -50,8 +52,8 @@ from ..store import AtomicParquetWriter, Parts
 from ..textio import read_lines
 from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
 from .comments import clean_comment
-from .linking import comment_lines, count_lines, link_comment
-from .methods import MAX_DEPTH, ExtractionError, Match, Method, extract_methods, match_methods
+from .linking import Link, comment_lines, count_lines, link_comment
+from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
 
 __all__ = ["BatchResult", "Limits", "MethodCache", "comment_span", "normalise_source", "preprocess", "process_batch",
            "process_file"]
@@ -202,9 +204,9 @@ class MethodCache:
 
     def __init__(self, size: int = 32):
         self.size = size
-        self._entries: OrderedDict[tuple[str, int], list[Method]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, int], FileMethods] = OrderedDict()
 
-    def methods(self, source: str, deadline: float, max_depth: int) -> list[Method]:
+    def methods(self, source: str, deadline: float, max_depth: int) -> FileMethods:
         key = (source, max_depth)
         if key in self._entries:
             self._entries.move_to_end(key)
@@ -269,23 +271,24 @@ class _File:
         after = None if after_bytes is None else self._source("content_after", after_bytes)
         deadline = time.monotonic() + self.limits.timeout
         methods_before = self._methods("content_before", before, deadline)
-        methods_after = [] if after is None else self._methods("content_after", after, deadline)
+        methods_after = FileMethods([]) if after is None else self._methods("content_after", after, deadline)
         matching = match_methods(methods_before, methods_after)
         match_of = {id(m.before): m for m in matching.matches}
         abstracted = _Abstractions(self.idioms, deadline)
         n_lines = count_lines(before)
+        deleted = "no method of the next revision matches" + "".join(
+            f"; it has an {u.detail}" for u in methods_after.unbalanced[:1])
         for comment in self.comments:
             link = link_comment(comment, methods_before, n_lines)
             if link.method is None:
-                self.dropped.append(self._drop_comment(comment, None, link.reason, link.detail))
+                reason, detail = _unlinked(comment, link, methods_before)
+                self.dropped.append(self._drop_comment(comment, None, reason, detail))
             elif id(link.method) not in match_of:
-                self.dropped.append(self._drop_comment(comment, link.method, DropReason.METHOD_DELETED,
-                                                       "no method of the next revision matches"))
+                self.dropped.append(self._drop_comment(comment, link.method, DropReason.METHOD_DELETED, deleted))
             else:
                 self._candidate(match_of[id(link.method)], abstracted, comment)
         for method in matching.deleted:
-            self.dropped.append(self._drop_method(method, DropReason.METHOD_DELETED,
-                                                  "no method of the next revision matches"))
+            self.dropped.append(self._drop_method(method, DropReason.METHOD_DELETED, deleted))
         for match in matching.matches:
             if match.before.text != match.after.text:
                 self._candidate(match, abstracted, None)
@@ -299,7 +302,7 @@ class _File:
         except UnicodeDecodeError as exc:
             raise ExtractionError(DropReason.BAD_ENCODING, _undecodable(field, exc)) from exc
 
-    def _methods(self, field: str, source: str, deadline: float) -> list[Method]:
+    def _methods(self, field: str, source: str, deadline: float) -> FileMethods:
         try:
             return self.cache.methods(source, deadline, self.limits.max_depth)
         except ExtractionError as exc:
@@ -377,6 +380,16 @@ class _Abstractions:
         if key not in self.done:
             self.done[key] = abstract_pair(match.before.text, match.after.text, self.idioms, spans=True)
         return self.done[key]
+
+
+def _unlinked(comment: dict, link: Link, methods: FileMethods) -> tuple[str, str]:
+    """Why a comment links to no method: where an unbalanced bracket hides the method boundaries, that."""
+    lines = comment_lines(comment)
+    if link.reason in (DropReason.OUTSIDE_METHOD, DropReason.PARTLY_OUTSIDE_METHOD) and lines is not None:
+        culprit = methods.unbalanced_in(*lines)
+        if culprit is not None:
+            return DropReason.UNPARSEABLE, f"{link.detail}: no method could be extracted over an {culprit.detail}"
+    return link.reason, link.detail
 
 
 def _comment_fields(comment: dict | None) -> dict[str, Any]:

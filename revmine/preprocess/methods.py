@@ -27,6 +27,12 @@ text blocks and brackets aware) makes its answer exact where Lizard is line-base
 * Methods nested in another method (anonymous and local classes, ``(anonymous)::run``) are dropped; their
   lines belong to the enclosing method. A "method" that is not a declaration ``name(...) [throws ...] {``
   on Lizard's line is not kept.
+* A file that does not compile still gives its methods (a patch set under review may not compile, and
+  nothing here parses the file): brackets that do not balance are paired as a reader would, using the
+  indentation (:meth:`_Tokens._recover`); the unpaired ones are hidden from Lizard and listed with the
+  lines they leave unknown (:class:`Unbalanced`); every method whose header and body brackets pair is
+  extracted, also one with an unbalanced bracket inside: the abstraction works per method and needs no
+  parse. Only nesting deeper than ``max_depth`` and the time budget still fail a whole file.
 
 Matching before and after (:func:`match_methods`), deterministic, in file order at every step:
 
@@ -56,7 +62,8 @@ import lizard
 
 from ..schema import DropReason
 
-__all__ = ["ExtractionError", "Match", "Matching", "Method", "extract_methods", "match_methods"]
+__all__ = ["ExtractionError", "FileMethods", "Match", "Matching", "Method", "Unbalanced", "extract_methods",
+           "match_methods"]
 
 #: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
 MAX_DEPTH = 100
@@ -80,6 +87,8 @@ _LEX = re.compile(
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _NOT_A_METHOD_BEFORE = frozenset(("new", ".", "record"))
+# words before a statement's parentheses (``if (``...), never a member's name
+_STATEMENTS = frozenset("if for while switch catch synchronized try".split())
 _DEADLINE_EVERY = 1024  # tokens between two clock reads (our lexer, Lizard's token stream)
 
 
@@ -118,6 +127,38 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Unbalanced:
+    """A bracket with no partner, and the lines whose method boundaries it leaves unknown.
+
+    For ``(`` or ``[``: its statement, from its start to the next ``;`` or ``}``, or to the end of the
+    block that the next ``{`` opens (a method header); for ``{``: from its statement to the last token
+    of its block as the recovery ends it (before the next member declaration, before the outdented ``}``
+    that closes an outer block, or at the end of the file); for a closer: from its statement to itself.
+    """
+
+    bracket: str
+    line: int
+    first_line: int
+    last_line: int
+
+    @property
+    def detail(self) -> str:
+        return f"unbalanced '{self.bracket}' at line {self.line}"
+
+
+class FileMethods(list):
+    """The methods of a file (a ``list[Method]`` in file order) and its :class:`Unbalanced` brackets."""
+
+    def __init__(self, methods: Iterable[Method], unbalanced: Sequence[Unbalanced] = ()):
+        super().__init__(methods)
+        self.unbalanced = tuple(unbalanced)
+
+    def unbalanced_in(self, first: int, last: int) -> Unbalanced | None:
+        """The first unbalanced bracket whose lines meet ``first``..``last``, if any."""
+        return next((u for u in self.unbalanced if u.first_line <= last and first <= u.last_line), None)
+
+
+@dataclass(frozen=True)
 class Matching:
     """The outcome of :func:`match_methods`: what became of each method submitted, and what is new."""
 
@@ -140,7 +181,7 @@ class _Tokens:
                 self.start.append(m.start(1))
             if deadline is not None and n % _DEADLINE_EVERY == 0:
                 _check(deadline, "reading the file")
-        self.partner = self._brackets(max_depth)
+        self.partner, self.unbalanced, self.ends = self._brackets(source, max_depth)
         self.annotation = self._annotations()
         self.records = self._records()
         self.compact = self._compact_constructors()
@@ -149,7 +190,11 @@ class _Tokens:
         """1-based line of token ``i``."""
         return bisect.bisect_left(self._newlines, self.start[i]) + 1
 
-    def _brackets(self, max_depth: int) -> dict[int, int]:
+    def _brackets(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int], dict[int, int]]:
+        """Bracket partners, the brackets left without one, and where each unclosed ``{`` ends (its last token).
+
+        A file that balances is paired by nesting alone; one that does not, as :meth:`_recover` reads it.
+        """
         partner: dict[int, int] = {}
         stack: list[int] = []
         for i, tok in enumerate(self.text):
@@ -160,13 +205,125 @@ class _Tokens:
                                           f"brackets nested deeper than {max_depth} at line {self.line(i)}")
             elif tok in _CLOSE:
                 if not stack or self.text[stack[-1]] != _CLOSE[tok]:
-                    raise ExtractionError(DropReason.UNPARSEABLE, f"unbalanced '{tok}' at line {self.line(i)}")
+                    return self._recover(source, max_depth)
                 j = stack.pop()
                 partner[i], partner[j] = j, i
+        return (partner, [], {}) if not stack else self._recover(source, max_depth)
+
+    def _recover(self, source: str, max_depth: int) -> tuple[dict[int, int], list[int], dict[int, int]]:
+        """Pair the brackets of a file that does not balance as a reader would, leaving the culprits unpaired.
+
+        Braces outrank the rest: ``)`` and ``]`` pair only inside the innermost open ``{`` (unclosed ``(``
+        and ``[`` there are left over), and a ``}`` closes every ``(`` and ``[`` still open in its block.
+        Indentation tells where a ``{`` was left unclosed:
+
+        * a member declaration (a method or class header) that starts on a later line than the innermost
+          open ``{``, indented no deeper than that block's own declaration, ends that block: a method
+          missing its ``}`` ends where the next member starts, and does not swallow it;
+        * a ``}`` that starts its line indented less than the innermost block's declaration or statement
+          closes the innermost open block whose statement starts at its indentation, if there is one.
+
+        Otherwise a ``}`` closes the innermost open ``{``; a closer with nothing open is left over.
+        """
+        partner: dict[int, int] = {}
+        unbalanced: list[int] = []
+        ends: dict[int, int] = {}
+        stack: list[int] = []
+        text = self.text
+        indent: dict[int, int] = {}  # open brace -> indentation of its statement's line
+
+        def unclosed(until: int, last: int) -> None:
+            """Pop the stack down to and including ``until``: left open, ending at token ``last``."""
+            while True:
+                j = stack.pop()
+                unbalanced.append(j)
+                if text[j] == "{":
+                    ends[j] = last
+                if j == until:
+                    return
+
+        for i, tok in enumerate(text):
+            if tok == "{":
+                first = self._statement_start(i)
+                indent[i] = self._indent(source, first)
+                while True:
+                    inner = next((j for j in reversed(stack) if text[j] == "{"), None)
+                    if (inner is None or self.line(first) <= self.line(inner) or indent[i] > indent[inner]
+                            or not self._declares_member(first, i, partner)):
+                        break
+                    unclosed(inner, first - 1)
+            if tok in _OPEN:
+                stack.append(i)
+                if len(stack) > max_depth:
+                    raise ExtractionError(DropReason.TOO_DEEP,
+                                          f"brackets nested deeper than {max_depth} at line {self.line(i)}")
+                continue
+            if tok not in _CLOSE:
+                continue
+            opener = None
+            if tok != "}":
+                for j in reversed(stack):
+                    if text[j] == _CLOSE[tok]:
+                        opener = j
+                    if text[j] in (_CLOSE[tok], "{"):
+                        break
+            else:
+                braces = [j for j in stack if text[j] == "{"]
+                if braces:
+                    opener = braces[-1]
+                    if self.line(i - 1) < self.line(i):  # first on its line
+                        here = self._indent(source, i)
+                        if here < indent[opener]:  # outdented: it may close an outer block
+                            outer = next((j for j in reversed(braces) if indent[j] == here), opener)
+                            if outer != opener:
+                                unclosed(braces[braces.index(outer) + 1], i - 1)
+                            opener = outer
+            if opener is None:
+                unbalanced.append(i)
+                continue
+            while stack[-1] != opener:
+                unbalanced.append(stack.pop())
+            stack.pop()
+            partner[i], partner[opener] = opener, i
         if stack:
-            raise ExtractionError(DropReason.UNPARSEABLE,
-                                  f"'{self.text[stack[-1]]}' at line {self.line(stack[-1])} is never closed")
-        return partner
+            unclosed(stack[0], len(text) - 1)
+        return partner, sorted(unbalanced), ends
+
+    def _declares_member(self, first: int, brace: int, partner: dict[int, int]) -> bool:
+        """Whether tokens ``first``..``brace`` are a method, constructor or class header opening its body."""
+        tokens = self.text[first:brace]
+        if any(t in ("=", "->", "new", "return") for t in tokens):
+            return False
+        if any(t in ("class", "interface", "enum") for t in tokens):
+            return True
+        close = next((k for k in range(brace - 1, first - 1, -1) if self.text[k] == ")"), None)
+        name = partner.get(close, first) - 1 if close is not None else first - 1
+        return name >= first and _is_word(self.text[name]) and self.text[name] not in _STATEMENTS
+
+    def unbalanced_lines(self, i: int) -> Unbalanced:
+        """The :class:`Unbalanced` record of the unpaired bracket at ``i``."""
+        tok, end = self.text[i], i
+        if tok in "([":
+            while end + 1 < len(self.text) and self.text[end] not in ";{}":
+                end += 1
+            end = self.partner.get(end, end) if self.text[end] == "{" else end  # a header: its block too
+        elif tok == "{":
+            end = self.ends[i]
+        return Unbalanced(tok, self.line(i), self.line(self._statement_start(i)), self.line(end))
+
+    def _statement_start(self, i: int) -> int:
+        """First token of the declaration or statement token ``i`` is in: after the previous ``;``, ``{`` or ``}``."""
+        j = i - 1
+        while j >= 0 and self.text[j] not in ";{}":
+            j -= 1
+        return j + 1
+
+    def _indent(self, source: str, i: int) -> int:
+        """Width of the indentation of token ``i``'s line (a tab counts 4)."""
+        line = self.line(i)
+        first = self._newlines[line - 2] + 1 if line > 1 else 0
+        before = source[first:self.start[i]]
+        return len(before[:len(before) - len(before.lstrip(" \t\f"))].expandtabs(4))
 
     def _annotations(self) -> list[bool]:
         """Flag the tokens of every annotation: ``@Name(.Name)*`` and its argument list, if any."""
@@ -179,7 +336,7 @@ class _Tokens:
             while j + 2 < n and text[j + 1] == "." and _is_word(text[j + 2]):
                 j += 2
             if j + 1 < n and text[j + 1] == "(":
-                j = self.partner[j + 1]
+                j = self.partner.get(j + 1, j + 1)
             flags[i:j + 1] = [True] * (j + 1 - i)
         return flags
 
@@ -191,7 +348,10 @@ class _Tokens:
         function and loses every method of a record that has a constructor. A compact constructor's
         declaration before ``{`` is blanked, leaving an initializer block: Lizard loses every method after
         ``P {`` (we find compact constructors ourselves). ``$`` in names becomes ``_``: Lizard cuts a name
-        at ``$`` (``a$b`` -> ``b``), so it would not match the declaration.
+        at ``$`` (``a$b`` -> ``b``), so it would not match the declaration. In a file that does not
+        balance, the brackets left without partner are blanked, except an unclosed ``{``: a ``}`` is
+        added after the last token of its block (on that token's line), so Lizard reads the file as
+        :meth:`_recover` does.
         """
         edits: dict[int, str] = {}
         for i, tok in enumerate(self.text):
@@ -203,13 +363,19 @@ class _Tokens:
         for name in self.compact:
             edits.update((k, "") for k in range(self.head(name), name + 1))
         edits.update((i, "") for i, flagged in enumerate(self.annotation) if flagged)
+        edits.update((i, "") for i in self.unbalanced if self.text[i] != "{")
+        closers = Counter(self.ends.values())
         parts: list[str] = []
         pos = 0
-        for i in sorted(edits):
+        for i in sorted(edits.keys() | closers.keys()):
             start = self.start[i]
             end = start + len(self.text[i])
             parts.append(source[pos:start])
-            parts.append(edits[i] or re.sub(r"[^\n]", " ", source[start:end]))
+            if i in edits:
+                parts.append(edits[i] or re.sub(r"[^\n]", " ", source[start:end]))
+            else:
+                parts.append(source[start:end])
+            parts.append("}" * closers[i])
             pos = end
         parts.append(source[pos:])
         return "".join(parts)
@@ -236,7 +402,7 @@ class _Tokens:
             name, body = self.text[keyword + 1], self.body_open(open_ - 1)
             k = body + 1
             while k < self.partner[body]:
-                if (self.text[k] == name and self.text[k + 1] == "{"
+                if (self.text[k] == name and self.text[k + 1] == "{" and k + 1 in self.partner
                         and (self.text[k - 1] in ";{}" or _is_word(self.text[k - 1]) or self.annotation[k - 1])):
                     found[k] = open_
                 k = self.partner.get(k, k) + 1  # member level only: skip bracketed code
@@ -260,13 +426,15 @@ class _Tokens:
 
         Also the body of a record declared at ``name``; ``name() []`` is an old-style array return type.
         """
+        if name + 1 not in self.partner:
+            return None
         k = self.partner[name + 1] + 1
-        while k < len(self.text) and self.text[k] == "[":
+        while k < len(self.text) and self.text[k] == "[" and k in self.partner:
             k = self.partner[k] + 1
         if k < len(self.text) and self.text[k] in ("throws", "implements"):
             while k < len(self.text) and self.text[k] not in ("{", ";", "}"):
                 k += 1
-        return k if k < len(self.text) and self.text[k] == "{" else None
+        return k if k < len(self.text) and self.text[k] == "{" and k in self.partner else None
 
     def head(self, name: int) -> int:
         """First token of the declaration whose name is at ``name``: after the previous ``;``, ``{`` or ``}``."""
@@ -316,14 +484,17 @@ def _lizard_functions(source: str, deadline: float | None) -> list:
     return analyzer.analyze_source_code("X.java", source).function_list
 
 
-def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> list[Method]:
+def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> FileMethods:
     """Every method and constructor of ``source`` not inside another method, in file order.
 
-    ``source`` is normalised text (``\\n`` line ends: :func:`.candidates.normalise_source`).
+    ``source`` is normalised text (``\\n`` line ends: :func:`.candidates.normalise_source`). A file that
+    does not compile still gives its methods: brackets that do not balance are paired as a reader would
+    (:meth:`_Tokens._recover`), the ones left without partner are listed in the result's ``unbalanced``
+    and hidden from Lizard, and every method whose header and body brackets are paired is extracted,
+    also one with an unbalanced bracket inside (the abstraction does not need it to parse).
 
-    ``deadline`` is a :func:`time.monotonic` time; raises :class:`ExtractionError` past it, on brackets
-    nested deeper than ``max_depth`` (before Lizard or a parser would hit Python's recursion limit) and
-    on unbalanced brackets.
+    ``deadline`` is a :func:`time.monotonic` time; raises :class:`ExtractionError` past it and on
+    brackets nested deeper than ``max_depth`` (before Lizard or a parser would hit Python's recursion limit).
     """
     toks = _Tokens(source, max_depth, deadline)
     declared = toks.declarations()
@@ -356,7 +527,7 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
             link_start=toks.line(head),
             text="".join(line + "\n" for line in lines[start - 1:end]),
         ))
-    return methods
+    return FileMethods(methods, [toks.unbalanced_lines(i) for i in toks.unbalanced])
 
 
 def match_methods(before: Sequence[Method], after: Sequence[Method]) -> Matching:
