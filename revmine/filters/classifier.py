@@ -615,8 +615,12 @@ def read_published_comments(test_csv: Path) -> list[str]:
     """The ``comment`` column of the 2021 split file, in row order (its first column is the row index)."""
     if not test_csv.is_file():
         raise InputError(test_csv, "no such file (the tufano2021 fixture: clone with ../shared beside the project)")
+    try:  # not read_lines: comments keep their own line ends (\r\n inside a quoted field)
+        text = test_csv.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(test_csv, f"undecodable byte at offset {exc.start} (not UTF-8)") from exc
     csv.field_size_limit(sys.maxsize)  # methods are long fields
-    reader = csv.DictReader(io.StringIO("\n".join(read_lines(test_csv)), newline=""))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     comments = []
     for number, record in enumerate(reader):
         if record.get("comment") is None or record.get("") != str(number):
