@@ -14,7 +14,6 @@ import pytest
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.tree import DecisionTreeClassifier
 
-from conftest import TUFANO
 from revmine.errors import InputError
 from revmine.filters import classifier
 from revmine.filters.rules import RULE_NAMES

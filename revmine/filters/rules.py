@@ -8,6 +8,8 @@ Gerrit and GitHub review threads typically contain. They are tuned for precision
 noise and stay silent on a comment that asks for a change, because a removed relevant comment is lost
 for good while a missed noise comment can still be caught by the classifier
 (:mod:`revmine.filters.classifier`), which uses these categories as features.
+On the 1,719 published comments of the 2021 test split (every one kept by the authors' filter) the rules
+drop 36, of which 31 are hand-labelled noise (``revmine/data/LABELLING.md``).
 
 Three kinds of rule:
 
