@@ -293,16 +293,27 @@ def _add_classifier(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("classifier", help="train or evaluate the noise-comment classifier on your labels")
     actions = p.add_subparsers(dest="action", required=True)
     train = actions.add_parser("train", help="train a model on labelled comments and save it")
-    evaluate = actions.add_parser("evaluate", help="cross-validate every model on labelled comments")
+    evaluate = actions.add_parser(
+        "evaluate", help="what the noise filter keeps and removes on labelled comments",
+        description="Kept share of change requests (label relevant), removed share of noise, per category when "
+                    "the file has a category column, and precision/recall of the class relevant: for the default "
+                    "filter (keyword rules + the shipped model, or --noise-model) and, with --cv, out-of-fold for "
+                    "models trained on the file itself.")
     for q in (train, evaluate):
         q.add_argument("--labels", type=Path, required=True, help="CSV or JSON Lines with columns text,label "
-                                                                   "(label: relevant or noise)")
+                                                                   "(label: relevant or noise; optional category)")
         q.add_argument("--seed", type=int, default=0)
-    train.add_argument("--model", help="random_forest, decision_tree or naive_bayes (default: the model most "
-                                        "precise on relevant comments in cross-validation on the shipped labels)")
-    train.add_argument("--out", type=Path, required=True, help="where to save the model (joblib)")
+    train.add_argument("--model", help="random_forest, decision_tree or naive_bayes (default: random_forest)")
+    train.add_argument("--out", type=Path, required=True, help="where to save the model (.npz)")
+    evaluate.add_argument("--noise-model", type=Path, help="a model saved by `revmine classifier train` "
+                                                           "(default: the shipped one)")
+    evaluate.add_argument("--cv", action="store_true", help="also cross-validate each model on the file")
     evaluate.add_argument("--folds", type=int, default=10)
     p.set_defaults(func=_run_classifier)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%} ({part}/{whole})" if whole else "-"
 
 
 def _run_classifier(args: argparse.Namespace) -> int:
@@ -313,10 +324,36 @@ def _run_classifier(args: argparse.Namespace) -> int:
         classifier.train_from_file(args.labels, args.out, model=model, seed=args.seed)
         print(f"saved a {model} model trained on {args.labels} to {args.out}", file=sys.stderr)
         return 0
-    texts, labels = classifier.read_labels(args.labels)
-    print("| model | precision (relevant) | recall | F1 | accuracy |\n|---|---|---|---|---|")
-    for s in classifier.compare(texts, labels, folds=args.folds, seed=args.seed):
-        print(f"| {s.model} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} | {s.accuracy:.3f} |")
+    data = classifier.read_labelled(args.labels)
+    model = classifier.load(args.noise_model) if args.noise_model else classifier.default_model()
+    by_rules = classifier.rules_noise(data.texts)
+    kept = {"keyword rules": ~by_rules,
+            f"rules + {'model ' + args.noise_model.name if args.noise_model else 'default model'}":
+                ~by_rules & model.predict(data.texts)}
+    if args.cv:
+        for name in classifier.MODELS:
+            scores = classifier.out_of_fold(data.texts, data.labels, model=name, folds=args.folds, seed=args.seed)
+            kept[f"rules + {name} ({args.folds}-fold)"] = ~by_rules & (scores > 0.5)
+    results = {name: classifier.filter_scores(data.labels, k, data.categories) for name, k in kept.items()}
+    print(f"{args.labels}: {len(data.texts)} comments, {sum(data.labels)} change requests (relevant), "
+          f"{len(data.labels) - sum(data.labels)} noise\n")
+    print("| filter | kept change requests | removed noise | precision | recall |\n|---|---|---|---|---|")
+    for name, r in results.items():
+        print(f"| {name} | {_share(r.kept_relevant, r.relevant)} | {_share(r.removed_noise, r.noise)} "
+              f"| {r.precision:.3f} | {r.recall:.3f} |")
+    if data.categories is not None:
+        labels: dict[str, set[bool]] = {}
+        for category, label in zip(data.categories, data.labels):
+            labels.setdefault(category, set()).add(label)
+        print("\n| category | label | " + " | ".join(results) + " |\n|---|---|" + "---|" * len(results))
+        for category in next(iter(results.values())).categories:
+            noise = labels[category] == {False}  # a noise category reports what is removed, any other what is kept
+            cells = []
+            for r in results.values():
+                n, k = r.categories[category]
+                cells.append(f"removed {_share(n - k, n)}" if noise else f"kept {_share(k, n)}")
+            label = {frozenset({True}): "relevant", frozenset({False}): "noise"}.get(frozenset(labels[category]), "both")
+            print(f"| {category} | {label} | " + " | ".join(cells) + " |")
     return 0
 
 

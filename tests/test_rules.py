@@ -24,7 +24,8 @@ TRIPS = [
     ("add_tests", "Is this covered by a test?"),
     ("clarification", "why?"),
     ("clarification", "Can you explain why this is needed?"),
-    ("clarification", "Where is `dispose` called from?"),
+    ("clarification", "What does this change do?"),
+    ("clarification", "why did you change this?"),
     ("reference", "Same as above."),
     ("reference", "See my previous comment"),
     ("link", "https://docs.oracle.com/javase/8/docs/api/java/util/Map.html"),
@@ -70,6 +71,19 @@ RELEVANT = [
     "Please add a test for the empty list and also check for null here",
     "Please add a test for this. Also, rename `tmp` to `retries`.",
     "Fix the indentation and use a constant for 42.",
+    # Questions that name a property of the code imply the change (the 2021 dataset keeps them).
+    "Why is `cache` protected?",
+    "Is this check still needed?",
+    "what's the point of wrapping and rethrowing the same exception?",
+    # Tokens in a style remark, a defect said with stop words, code beside a reference or a link.
+    "style nit: drop the braces around this one-line if",
+    "nope, not final",
+    "This doesn't look right for negative sizes.",
+    "Ditto: `count >= 0`",
+    "See [the guide](https://example.org/guide): use `Objects.equals` here.",
+    # A mention of tests is not a request for tests; a comment in another script is not empty.
+    "The test case already sorts the input, so sorting again here is wasted.",
+    "Это лишняя проверка, убери её.",
 ]
 
 

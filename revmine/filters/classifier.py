@@ -1,25 +1,26 @@
 """Noise-comment classifier: tells reviewer comments that ask for a change in the method from the rest.
 
 Tufano et al. (ICSE 2021) trained a classifier on manually labelled comments to remove those that ask
-for no code change, comparing a random forest with a decision tree (J48) and naive Bayes and keeping the
-most *precise on relevant comments*: a noise comment kept in a triplet teaches the model to change code
-for no reason, so precision on the class we keep matters more than recall.
-
-The model is one scikit-learn :class:`~sklearn.pipeline.Pipeline` (text in, ``True`` = relevant out) so
-that it can be pickled whole and re-used by the filter stage or given by a user:
+for no code change, comparing a random forest with a decision tree (J48) and naive Bayes. The model is
+one scikit-learn :class:`~sklearn.pipeline.Pipeline` while training (text in, ``True`` = relevant out):
 
 * word 1-2-grams, TF-IDF weighted (``?``, ``!`` and ``+`` kept as tokens); character 2-5-grams on
-  request (``char_ngrams=True``: they lowered precision on the shipped set, see :func:`build`);
+  request (``char_ngrams=True``);
 * hand-made counts (:class:`CommentFeatures`): length, code mentions (camelCase, snake_case, calls
   ``name(``, backtick spans, fenced and ``suggestion`` blocks), question and exclamation marks, URLs,
   whether a change-request cue is present, and the keyword rules of :mod:`.rules` as binary features.
 
-Every feature is non-negative, so the same pipeline serves multinomial naive Bayes. Models are seeded
-and the fit is deterministic for a seed. Saved models are ``joblib`` pickles: load only files you trust.
-The default model (:data:`DEFAULT_MODEL`, chosen by the paper's criterion; the random forest is a close
-second) is trained on ``revmine/data/review_comments_labelled.csv`` (synthetic; see
-``revmine/data/LABELLING.md``) and cached under the user cache directory, keyed by the data file, this
-module's and the rules' source, and the scikit-learn version, so a change to any retrains it.
+A fitted pipeline is saved as a :class:`NoiseModel`: vocabularies, IDF weights, tree arrays or naive
+Bayes log-probabilities in one ``.npz`` (JSON settings inside, no pickle). Pickles of scikit-learn
+estimators may not load, or may load wrongly, under another scikit-learn release, and users install
+whichever release pip serves; arrays and a JSON vocabulary read the same everywhere.
+
+The **default model** (:func:`default_model`) is shipped in ``revmine/data/noise_model.npz`` and loaded,
+never retrained at run time. ``scripts/build_noise_model.py`` rebuilds it byte for byte from
+:func:`default_training_set`: the real comments of the 2021 test split (``../shared``; all are change
+requests except the rows hand-labelled noise in ``revmine/data/tufano2021_test_noise.csv``) plus the
+project's synthetic noise (``review_comments_labelled.csv``). Figures and the choice of model and
+threshold: ``revmine/data/LABELLING.md``.
 """
 
 from __future__ import annotations
@@ -30,45 +31,57 @@ import io
 import json
 import math
 import re
-import warnings
+import sys
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
-import joblib
 import numpy as np
 import scipy.sparse as sp
-import sklearn
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.metrics import precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import FeatureUnion, Pipeline
+from sklearn.preprocessing import normalize
 from sklearn.tree import DecisionTreeClassifier
 
-from ..cache import cache_dir
 from ..errors import InputError
 from ..store import atomic_path
 from ..textio import read_lines
 from . import rules
 
 __all__ = [
-    "DEFAULT_MODEL", "MODELS", "CVScores", "CommentFeatures", "build", "compare", "cross_validate", "default_model",
-    "load",
-    "predict", "read_labels", "save", "train", "train_from_file",
+    "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "MODELS", "CVScores", "CommentFeatures", "FilterScores", "LabelledSet",
+    "NoiseModel", "build", "compare", "cross_validate", "default_model", "default_training_set",
+    "filter_scores", "load", "out_of_fold", "predict", "read_labelled", "read_labels", "save", "train",
+    "train_from_file",
 ]
 
 #: Model names accepted by :func:`train` and :func:`cross_validate`, in the paper's order.
 MODELS: tuple[str, ...] = ("random_forest", "decision_tree", "naive_bayes")
-#: The most precise on relevant comments in 10-fold cross-validation on the shipped set (the paper's
-#: criterion; figures in ``revmine/data/LABELLING.md``, re-run ``benchmarks/bench_classifier.py``).
-DEFAULT_MODEL = "naive_bayes"
+#: The design card's model; it also keeps the most real change requests out-of-fold at the same noise
+#: removal (figures in ``revmine/data/LABELLING.md``; ``benchmarks/bench_classifier.py`` re-measures them).
+DEFAULT_MODEL = "random_forest"
+#: A comment is relevant when the model gives it a probability above this. Below 0.5 because a change
+#: request removed is lost for good, while most noise is also caught by the keyword rules (LABELLING.md).
+DEFAULT_THRESHOLD = 0.4
+#: Trees of the default forest: 100, not the 300 of user models, because out-of-fold they gave the same
+#: figures at a third of the file size and prediction time (LABELLING.md).
+DEFAULT_TREES = 100
 DATA_FILE = "data/review_comments_labelled.csv"
-_FORMAT = "revmine-noise-classifier/1"
+MODEL_FILE = "data/noise_model.npz"
+NOISE_ROWS_FILE = "data/tufano2021_test_noise.csv"
+#: Synthetic noise categories left out of the default model's training set: the set labels questions such
+#: as "Is this really necessary?" or "Why is size static?" noise, but the real 2021 dataset keeps dozens
+#: of such questions as change requests (they name what to change), so learning them as noise is wrong.
+EXCLUDED_SYNTHETIC = frozenset({"clarification"})
+_FORMAT = "revmine-noise-classifier/2"
 _LABELS = {"relevant": True, "noise": False}
 
 _CAMEL = re.compile(r"\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b")
@@ -172,11 +185,13 @@ def train(texts: Sequence[str], labels: Sequence[object], model: str = DEFAULT_M
     return build(model, seed, **params).fit(list(texts), y)
 
 
-def predict(model: Pipeline, texts: Iterable[str]) -> np.ndarray:
+def predict(model: "Pipeline | NoiseModel", texts: Iterable[str]) -> np.ndarray:
     """A boolean array, True where the comment is predicted relevant (asks for a change)."""
     texts = list(texts)
     if not texts:
         return np.zeros(0, dtype=bool)
+    if isinstance(model, NoiseModel):
+        return model.predict(texts)
     return np.asarray(model.predict(texts)).astype(bool)
 
 
@@ -196,6 +211,12 @@ class CVScores:
     fold_recall: tuple[float, ...] = field(default=(), repr=False)
 
 
+def _folds(y: np.ndarray, folds: int, seed: int, strata: Sequence[object] | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified, shuffled (seeded) folds; ``strata`` (e.g. label and source) refine the stratification."""
+    key = y if strata is None else np.array([f"{int(a)}|{b}" for a, b in zip(y, strata)])
+    return list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(np.zeros(len(y)), key))
+
+
 def cross_validate(texts: Sequence[str], labels: Sequence[object], model: str = DEFAULT_MODEL,
                    folds: int = 10, seed: int = 0, **params: object) -> CVScores:
     """Stratified, shuffled (seeded) k-fold cross-validation, as the paper's 10-fold evaluation."""
@@ -203,8 +224,7 @@ def cross_validate(texts: Sequence[str], labels: Sequence[object], model: str = 
     y = _relevant(labels)
     predicted = np.zeros_like(y)
     fold_p, fold_r = [], []
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train_idx, test_idx in splitter.split(np.zeros(len(y)), y):
+    for train_idx, test_idx in _folds(y, folds, seed, None):
         fitted = build(model, seed, **params).fit([texts[i] for i in train_idx], y[train_idx])
         predicted[test_idx] = predict(fitted, [texts[i] for i in test_idx])
         p, r, _, _ = precision_recall_fscore_support(y[test_idx], predicted[test_idx], average="binary",
@@ -224,28 +244,233 @@ def compare(texts: Sequence[str], labels: Sequence[object], models: Sequence[str
     return sorted(scores, key=lambda s: (-s.precision, -s.f1, MODELS.index(s.model)))
 
 
-def save(model: Pipeline, path: str | Path) -> Path:
-    """Write ``model`` atomically, with the scikit-learn version it was fitted with."""
-    with atomic_path(path) as tmp:
-        joblib.dump({"format": _FORMAT, "sklearn": sklearn.__version__, "model": model}, tmp)
+def out_of_fold(texts: Sequence[str], labels: Sequence[object], model: str = DEFAULT_MODEL, folds: int = 10,
+                seed: int = 0, strata: Sequence[object] | None = None, **params: object) -> np.ndarray:
+    """P(relevant) of every comment from a model fitted on the other folds (never on the comment itself)."""
+    texts = list(texts)
+    y = _relevant(labels)
+    scores = np.zeros(len(y))
+    for train_idx, test_idx in _folds(y, folds, seed, strata):
+        fitted = NoiseModel.from_pipeline(build(model, seed, **params).fit([texts[i] for i in train_idx],
+                                                                           y[train_idx]))
+        scores[test_idx] = fitted.relevance([texts[i] for i in test_idx])
+    return scores
+
+
+@dataclass(frozen=True)
+class FilterScores:
+    """What a noise filter keeps and removes on labelled comments (class *relevant* = change request)."""
+
+    relevant: int
+    kept_relevant: int
+    noise: int
+    removed_noise: int
+    #: category -> (comments, kept); empty when the file has no category column
+    categories: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def kept_relevant_share(self) -> float:
+        return self.kept_relevant / self.relevant if self.relevant else math.nan
+
+    @property
+    def removed_noise_share(self) -> float:
+        return self.removed_noise / self.noise if self.noise else math.nan
+
+    @property
+    def precision(self) -> float:
+        """Of the comments kept, the share that ask for a change."""
+        kept = self.kept_relevant + self.noise - self.removed_noise
+        return self.kept_relevant / kept if kept else math.nan
+
+    @property
+    def recall(self) -> float:
+        """Of the change requests, the share kept (= :attr:`kept_relevant_share`)."""
+        return self.kept_relevant_share
+
+
+def filter_scores(labels: Sequence[object], kept: Sequence[bool],
+                  categories: Sequence[str] | None = None) -> FilterScores:
+    """Count kept change requests and removed noise, overall and per category."""
+    y = _relevant(labels)
+    k = np.asarray(kept, dtype=bool)
+    if k.shape != y.shape:
+        raise ValueError(f"{len(y)} labels but {len(k)} decisions")
+    per: dict[str, tuple[int, int]] = {}
+    for category, keep in zip(categories or (), k.tolist()):
+        n, m = per.get(category, (0, 0))
+        per[category] = (n + 1, m + int(keep))
+    return FilterScores(relevant=int(y.sum()), kept_relevant=int((y & k).sum()), noise=int((~y).sum()),
+                        removed_noise=int((~y & ~k).sum()), categories=dict(sorted(per.items())))
+
+
+def rules_noise(texts: Iterable[str]) -> np.ndarray:
+    """True where a keyword rule of :mod:`.rules` calls the comment noise."""
+    return np.array([rules.is_noise_by_rules(t) for t in texts], dtype=bool)
+
+
+class NoiseModel:
+    """A fitted classifier as plain data: feature settings, vocabularies and arrays, evaluated with numpy.
+
+    Why not the scikit-learn objects: rebuilding fitted estimators from arrays relies on private
+    structures (a tree's node records) that change between releases, and pickles tie the file to the
+    release that wrote it. The arithmetic is short and is checked against scikit-learn in the tests:
+    TF-IDF is ``CountVectorizer`` with the fixed vocabulary, then ``1 + log(tf)``, times IDF, L2-normed,
+    as ``TfidfVectorizer`` does; trees compare float32 features with ``<=`` as scikit-learn's trees do and
+    average the leaves' class shares over the forest; naive Bayes adds log-probabilities.
+    """
+
+    def __init__(self, meta: Mapping[str, object], arrays: Mapping[str, np.ndarray]) -> None:
+        self.meta = dict(meta)
+        self.arrays = {name: np.asarray(a) for name, a in arrays.items()}
+        self.threshold = float(self.meta["threshold"])  # type: ignore[arg-type]
+        self._vectorizers: dict[str, CountVectorizer] = {}
+        for spec in self.meta["features"]:  # type: ignore[union-attr]
+            if spec["kind"] == "tfidf":
+                self._vectorizers[spec["name"]] = CountVectorizer(
+                    vocabulary={term: i for i, term in enumerate(spec["vocabulary"])}, analyzer=spec["analyzer"],
+                    ngram_range=tuple(spec["ngram_range"]), token_pattern=spec["token_pattern"],
+                    lowercase=spec["lowercase"], dtype=np.float64)
+            elif tuple(spec["columns"]) != CommentFeatures._names():
+                raise ValueError("the model's comment features differ from this revmine's keyword rules; "
+                                 "rebuild it (scripts/build_noise_model.py or `revmine classifier train`)")
+        if self.meta["estimator"] == "forest":
+            starts = self.arrays["tree_start"]
+            owner = np.repeat(starts[:-1], np.diff(starts))  # the first node of each node's tree
+            right = self.arrays["tree_right"].astype(np.int64)
+            self._leaf = right < 0
+            # Trees are stored depth first: a node's left child is the next node. Indices made global.
+            self._left = np.where(self._leaf, -1, np.arange(len(right)) + 1)
+            self._right = np.where(self._leaf, -1, right + owner)
+            self._feature = np.where(self._leaf, 0, self.arrays["tree_feature"]).astype(np.int64)
+
+    @classmethod
+    def from_pipeline(cls, pipeline: Pipeline, threshold: float = 0.5,
+                      provenance: Mapping[str, object] | None = None) -> "NoiseModel":
+        """The portable form of a pipeline made by :func:`build` and fitted."""
+        estimator = pipeline.named_steps["model"]
+        if [bool(c) for c in estimator.classes_] != [False, True]:
+            raise ValueError("expected a classifier fitted on the classes noise (False) and relevant (True)")
+        meta: dict[str, object] = {"format": _FORMAT, "threshold": float(threshold),
+                                   "provenance": dict(provenance or {}), "features": []}
+        arrays: dict[str, np.ndarray] = {}
+        for name, part in pipeline.named_steps["features"].transformer_list:
+            if isinstance(part, TfidfVectorizer):
+                meta["features"].append({  # type: ignore[union-attr]
+                    "name": name, "kind": "tfidf", "analyzer": part.analyzer, "ngram_range": list(part.ngram_range),
+                    "token_pattern": part.token_pattern, "lowercase": part.lowercase,
+                    "sublinear_tf": part.sublinear_tf, "norm": part.norm,
+                    "vocabulary": sorted(part.vocabulary_, key=part.vocabulary_.__getitem__)})
+                arrays[f"{name}_idf"] = np.asarray(part.idf_, dtype=np.float64)
+            else:
+                meta["features"].append({"name": name, "kind": "comment", "columns": list(part._names())})  # type: ignore[union-attr]
+        if isinstance(estimator, MultinomialNB):
+            meta["estimator"] = "naive_bayes"
+            arrays["nb_feature_log_prob"] = estimator.feature_log_prob_
+            arrays["nb_class_log_prior"] = estimator.class_log_prior_
+        else:  # a forest, or one tree as a forest of one
+            meta["estimator"] = "forest"
+            trees = [t.tree_ for t in getattr(estimator, "estimators_", [estimator])]
+            values = []
+            for tree in trees:
+                inner = tree.children_left >= 0
+                if not np.array_equal(tree.children_left[inner], np.flatnonzero(inner) + 1):
+                    raise ValueError("expected trees built depth first (left child = next node)")
+                value = tree.value[:, 0, :].astype(np.float64)
+                total = value.sum(axis=1)
+                total[total == 0] = 1.0
+                # One number per node: an inner node's split threshold, a leaf's share of relevant comments.
+                values.append(np.where(inner, tree.threshold, value[:, 1] / total))
+            n_features = sum(len(spec.get("vocabulary", spec.get("columns", ())))  # type: ignore[union-attr]
+                             for spec in meta["features"])  # type: ignore[union-attr]
+            arrays["tree_start"] = np.concatenate([[0], np.cumsum([t.node_count for t in trees])]).astype(np.int64)
+            arrays["tree_right"] = np.concatenate([t.children_right for t in trees]).astype(np.int32)
+            arrays["tree_feature"] = np.concatenate([np.maximum(t.feature, -1) for t in trees]).astype(
+                np.int16 if n_features < 2**15 else np.int32)
+            arrays["tree_value"] = np.concatenate(values)
+        return cls(meta, arrays)
+
+    def features(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """The feature matrix the estimator was fitted on (same columns as the pipeline's FeatureUnion)."""
+        blocks = []
+        for spec in self.meta["features"]:  # type: ignore[union-attr]
+            if spec["kind"] == "comment":
+                blocks.append(CommentFeatures().transform(texts))
+                continue
+            counts = self._vectorizers[spec["name"]].transform(texts).tocsr()
+            if spec["sublinear_tf"]:
+                np.log(counts.data, counts.data)
+                counts.data += 1.0
+            counts.data *= self.arrays[f"{spec['name']}_idf"][counts.indices]
+            blocks.append(normalize(counts, norm=spec["norm"], copy=False) if spec["norm"] else counts)
+        return sp.hstack(blocks, format="csr")
+
+    def relevance(self, texts: Iterable[str]) -> np.ndarray:
+        """P(relevant) of each comment."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros(0)
+        x = self.features(texts)
+        if self.meta["estimator"] == "naive_bayes":
+            joint = x @ self.arrays["nb_feature_log_prob"].T + self.arrays["nb_class_log_prior"]
+            return 1.0 / (1.0 + np.exp(joint[:, 0] - joint[:, 1]))
+        return np.concatenate([self._forest(x[i:i + 512]) for i in range(0, x.shape[0], 512)])
+
+    def _forest(self, x: sp.csr_matrix) -> np.ndarray:
+        dense = x.astype(np.float32).toarray()  # scikit-learn's trees split on float32 features
+        value = self.arrays["tree_value"]
+        node = np.repeat(self.arrays["tree_start"][:-1, None], dense.shape[0], axis=1)  # (trees, comments)
+        rows = np.arange(dense.shape[0])[None, :]
+        while True:
+            inner = ~self._leaf[node]
+            if not inner.any():
+                break
+            goes_left = dense[rows, self._feature[node]] <= value[node]
+            node = np.where(inner, np.where(goes_left, self._left[node], self._right[node]), node)
+        return value[node].mean(axis=0)
+
+    def predict(self, texts: Iterable[str]) -> np.ndarray:
+        """True where the comment is relevant: P(relevant) above the model's threshold."""
+        return self.relevance(texts) > self.threshold
+
+
+def save(model: "Pipeline | NoiseModel", path: str | Path, threshold: float = 0.5,
+         provenance: Mapping[str, object] | None = None) -> Path:
+    """Write ``model`` atomically as a ``.npz`` that any numpy reads without pickle.
+
+    The file is byte-for-byte reproducible: entries in name order, stored (not compressed, so that
+    the bytes do not depend on the zlib build), with a fixed timestamp.
+    """
+    if not isinstance(model, NoiseModel):
+        model = NoiseModel.from_pipeline(model, threshold=threshold, provenance=provenance)
+    meta = json.dumps(model.meta, sort_keys=True, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    entries = {**model.arrays, "meta": np.frombuffer(meta, dtype=np.uint8)}
+    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name in sorted(entries):
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.ascontiguousarray(entries[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, buffer.getvalue())
     return Path(path)
 
 
-def load(path: str | Path) -> Pipeline:
-    """Read a model written by :func:`save` (a pickle: only load files you trust)."""
+def load(path: str | Path) -> NoiseModel:
+    """Read a model written by :func:`save` (no pickle: a file from anyone is safe to load)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such model file")
     try:
-        payload = joblib.load(path)
-    except Exception as exc:  # a truncated or foreign pickle can raise nearly anything
-        raise InputError(path, f"not a revmine classifier model: {exc}") from exc
-    if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
-        raise InputError(path, f"not a revmine classifier model (expected {_FORMAT})")
-    if payload.get("sklearn") != sklearn.__version__:
-        warnings.warn(f"{path}: model fitted with scikit-learn {payload.get('sklearn')}, running "
-                      f"{sklearn.__version__}; retrain if predictions look wrong", stacklevel=2)
-    return payload["model"]
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        meta = json.loads(arrays.pop("meta").tobytes().decode("ascii"))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        raise InputError(path, f"not a revmine classifier model ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise InputError(path, f"not a revmine classifier model (expected format {_FORMAT})")
+    try:
+        return NoiseModel(meta, arrays)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(path, f"unusable classifier model: {exc}") from exc
 
 
 def _label(value: object, path: str | Path, line: int) -> bool:
@@ -260,7 +485,10 @@ def _text(value: object, path: str | Path, line: int) -> str:
     return value
 
 
-def _read_csv(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
+_Row = tuple[str, bool, "str | None"]
+
+
+def _read_csv(lines: list[str], path: str | Path) -> list[_Row]:
     # one text again, so that a quoted field keeps its newlines (csv.reader drops them between list items)
     reader = csv.reader(io.StringIO("\n".join(lines), newline=""))
     header = next(reader, None)
@@ -272,18 +500,20 @@ def _read_csv(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
         raise InputError(path, f"missing column(s) {', '.join(missing)} (header has {', '.join(header)})",
                          line=1)
     text_at, label_at = columns.index("text"), columns.index("label")
+    category_at = columns.index("category") if "category" in columns else None
     rows = []
     start = reader.line_num + 1
     for record in reader:
         if any(cell.strip() for cell in record):
-            if len(record) <= max(text_at, label_at):
+            if len(record) < len(columns):
                 raise InputError(path, f"{len(record)} field(s), expected {len(columns)}", line=start)
-            rows.append((_text(record[text_at], path, start), _label(record[label_at], path, start)))
+            rows.append((_text(record[text_at], path, start), _label(record[label_at], path, start),
+                         None if category_at is None else record[category_at].strip()))
         start = reader.line_num + 1
     return rows
 
 
-def _read_jsonl(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
+def _read_jsonl(lines: list[str], path: str | Path) -> list[_Row]:
     rows = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -294,7 +524,9 @@ def _read_jsonl(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
             raise InputError(path, f"not valid JSON: {exc.msg}", line=number) from exc
         if not isinstance(record, dict) or "text" not in record or "label" not in record:
             raise InputError(path, "expected an object with keys text and label", line=number)
-        rows.append((_text(record["text"], path, number), _label(record["label"], path, number)))
+        category = record.get("category")
+        rows.append((_text(record["text"], path, number), _label(record["label"], path, number),
+                     None if category is None else str(category)))
     return rows
 
 
@@ -305,61 +537,143 @@ def _check_suffix(path: str | Path) -> str:
     return suffix
 
 
-def _parse_labels(lines: list[str], path: str | Path) -> tuple[list[str], list[bool]]:
-    suffix = _check_suffix(path)
-    try:
-        rows = _read_csv(lines, path) if suffix == ".csv" else _read_jsonl(lines, path)
-    except csv.Error as exc:
-        raise InputError(path, f"malformed CSV: {exc}") from exc
-    labels = [label for _, label in rows]
-    if all(labels) or not any(labels):
-        raise InputError(path, f"{len(rows)} row(s) but training needs both relevant and noise comments")
-    return [text for text, _ in rows], labels
+@dataclass(frozen=True)
+class LabelledSet:
+    """Comments with their labels (True = relevant) and, when the file has them, categories."""
+
+    texts: list[str]
+    labels: list[bool]
+    categories: list[str] | None = None
 
 
-def read_labels(path: str | Path) -> tuple[list[str], list[bool]]:
+def read_labelled(path: str | Path) -> LabelledSet:
     """Read a labelled file: CSV with a header holding ``text,label`` or JSON Lines with those keys.
 
-    Labels are ``relevant`` or ``noise`` (any case); other columns are ignored. Errors name the line.
+    Labels are ``relevant`` or ``noise`` (any case); an optional ``category`` column or key is kept for
+    per-category figures, other columns are ignored. Errors name the line.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such labels file")
-    _check_suffix(path)  # before reading: a file of another kind is not read at all
-    return _parse_labels(read_lines(path), path)  # strict UTF-8: a bad byte is reported with its line
+    suffix = _check_suffix(path)  # before reading: a file of another kind is not read at all
+    lines = read_lines(path)  # strict UTF-8: a bad byte is reported with its line
+    try:
+        rows = _read_csv(lines, path) if suffix == ".csv" else _read_jsonl(lines, path)
+    except csv.Error as exc:
+        raise InputError(path, f"malformed CSV: {exc}") from exc
+    if not rows:
+        raise InputError(path, "no labelled comments")
+    categories = [c for _, _, c in rows]
+    return LabelledSet([t for t, _, _ in rows], [y for _, y, _ in rows],
+                       None if any(c is None for c in categories) else [str(c) for c in categories])
+
+
+def read_labels(path: str | Path) -> tuple[list[str], list[bool]]:
+    """The texts and labels of :func:`read_labelled`, for training: both classes must be present."""
+    data = read_labelled(path)
+    if all(data.labels) or not any(data.labels):
+        raise InputError(path, f"{len(data.labels)} row(s) but training needs both relevant and noise comments")
+    return data.texts, data.labels
 
 
 def train_from_file(labels_path: str | Path, out_model_path: str | Path, model: str = DEFAULT_MODEL,
-                    seed: int = 0, **params: object) -> Pipeline:
-    """Train on a user's labels and save the model (``revmine classifier train --labels FILE``)."""
+                    seed: int = 0, **params: object) -> NoiseModel:
+    """Train on a user's labels and save the model (``revmine classifier train --labels FILE``).
+
+    The threshold is 0.5 (the estimator's own decision): :data:`DEFAULT_THRESHOLD` was chosen for the
+    shipped training set and says nothing about another one.
+    """
     texts, labels = read_labels(labels_path)
-    fitted = train(texts, labels, model=model, seed=seed, **params)
+    fitted = NoiseModel.from_pipeline(train(texts, labels, model=model, seed=seed, **params),
+                                      provenance={"labels": Path(labels_path).name, "model": model, "seed": seed})
     save(fitted, out_model_path)
     return fitted
 
 
-def _shipped_data() -> bytes:
-    return resources.files("revmine").joinpath(DATA_FILE).read_bytes()
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _data_path(name: str) -> Path:
+    return Path(str(resources.files("revmine").joinpath(name)))
+
+
+def read_noise_rows(path: Path | None = None) -> dict[int, str]:
+    """Row index -> category of the test.csv comments hand-labelled noise (``tufano2021_test_noise.csv``)."""
+    path = path or _data_path(NOISE_ROWS_FILE)
+    rows: dict[int, str] = {}
+    reader = csv.DictReader(io.StringIO("\n".join(read_lines(path)), newline=""))
+    for number, record in enumerate(reader, start=2):
+        try:
+            rows[int(record["row"])] = record["category"].strip()
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(path, f"expected columns row,category,why ({exc})", line=number) from exc
+    return rows
+
+
+def read_published_comments(test_csv: Path) -> list[str]:
+    """The ``comment`` column of the 2021 split file, in row order (its first column is the row index)."""
+    if not test_csv.is_file():
+        raise InputError(test_csv, "no such file (the tufano2021 fixture: clone with ../shared beside the project)")
+    try:  # not read_lines: comments keep their own line ends (\r\n inside a quoted field)
+        text = test_csv.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(test_csv, f"undecodable byte at offset {exc.start} (not UTF-8)") from exc
+    csv.field_size_limit(sys.maxsize)  # methods are long fields
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    comments = []
+    for number, record in enumerate(reader):
+        if record.get("comment") is None or record.get("") != str(number):
+            raise InputError(test_csv, f"expected columns (index),comment,... with index {number}",
+                             line=reader.line_num)
+        comments.append(record["comment"])
+    return comments
+
+
+def default_training_set(test_csv: Path) -> LabelledSet:
+    """What the default model learns from, with a category per comment (for per-category figures).
+
+    Real change requests: the comments of the 2021 test split, all of which passed the published filter,
+    except the rows hand-labelled noise (those join the noise, category ``real:<category>``). Noise: the
+    project's synthetic noise rows (category ``synthetic:<category>``) but for :data:`EXCLUDED_SYNTHETIC`.
+    The synthetic *relevant* rows are left out: their regular phrasing is not what real requests look like
+    (they serve to measure the model on requests in another style, see ``benchmarks/bench_classifier.py``).
+    """
+    comments = read_published_comments(test_csv)
+    noise_rows = read_noise_rows()
+    unknown = sorted(set(noise_rows) - set(range(len(comments))))
+    if unknown:
+        raise InputError(_data_path(NOISE_ROWS_FILE), f"row(s) {unknown[:5]} not in {test_csv}")
+    texts, labels, categories = [], [], []
+    for i, comment in enumerate(comments):
+        texts.append(comment)
+        labels.append(i not in noise_rows)
+        categories.append(f"real:{noise_rows[i]}" if i in noise_rows else "real:change_request")
+    synthetic = read_labelled(_data_path(DATA_FILE))
+    for text, label, category in zip(synthetic.texts, synthetic.labels, synthetic.categories or ()):
+        if not label and category not in EXCLUDED_SYNTHETIC:
+            texts.append(text)
+            labels.append(False)
+            categories.append(f"synthetic:{category}")
+    return LabelledSet(texts, labels, categories)
+
+
+def default_provenance(test_csv: Path) -> dict[str, object]:
+    """Checksums of every input of the default model, written into the model file."""
+    return {"model": DEFAULT_MODEL, "n_estimators": DEFAULT_TREES, "seed": 0, "threshold": DEFAULT_THRESHOLD,
+            "excluded_synthetic": sorted(EXCLUDED_SYNTHETIC),
+            "sha256": {"test.csv": _sha256(test_csv), DATA_FILE: _sha256(_data_path(DATA_FILE)),
+                       NOISE_ROWS_FILE: _sha256(_data_path(NOISE_ROWS_FILE))}}
+
+
+def build_default_model(test_csv: Path) -> NoiseModel:
+    """Fit :data:`DEFAULT_MODEL` on :func:`default_training_set` (what ``scripts/build_noise_model.py`` ships)."""
+    data = default_training_set(test_csv)
+    fitted = train(data.texts, data.labels, model=DEFAULT_MODEL, seed=0, n_estimators=DEFAULT_TREES)
+    return NoiseModel.from_pipeline(fitted, threshold=DEFAULT_THRESHOLD, provenance=default_provenance(test_csv))
 
 
 @lru_cache(maxsize=1)
-def default_model() -> Pipeline:
-    """:data:`DEFAULT_MODEL` trained on the shipped labelled comments (cached on disk and in memory)."""
-    data = _shipped_data()
-    key = hashlib.sha256()
-    for part in (data, Path(__file__).read_bytes(), Path(rules.__file__).read_bytes(),
-                 sklearn.__version__.encode()):
-        key.update(hashlib.sha256(part).digest())
-    cached = cache_dir() / "classifier" / f"noise-{DEFAULT_MODEL}-{key.hexdigest()[:20]}.joblib"
-    if cached.is_file():
-        try:
-            return load(cached)
-        except InputError:
-            pass  # a corrupt cache entry is rebuilt below
-    texts, labels = _parse_labels(data.decode("utf-8").split("\n"), DATA_FILE)
-    model = train(texts, labels)
-    try:
-        save(model, cached)
-    except OSError as exc:  # a read-only home must not stop the pipeline
-        warnings.warn(f"could not cache the default classifier at {cached}: {exc}", stacklevel=2)
-    return model
+def default_model() -> NoiseModel:
+    """The shipped default model (``revmine/data/noise_model.npz``), loaded once per process."""
+    return load(_data_path(MODEL_FILE))

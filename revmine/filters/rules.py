@@ -8,6 +8,8 @@ Gerrit and GitHub review threads typically contain. They are tuned for precision
 noise and stay silent on a comment that asks for a change, because a removed relevant comment is lost
 for good while a missed noise comment can still be caught by the classifier
 (:mod:`revmine.filters.classifier`), which uses these categories as features.
+On the 1,719 published comments of the 2021 test split (every one kept by the authors' filter) the rules
+drop 36, of which 31 are hand-labelled noise (``revmine/data/LABELLING.md``).
 
 Three kinds of rule:
 
@@ -26,7 +28,7 @@ Three kinds of rule:
 
 Matching is done on the prose: fenced blocks, inline code and URLs are taken out first (a comment
 holding code or a GitHub ``suggestion`` block is never "empty" or a bare approval). Words are the runs
-of ``[a-z0-9_]``; stop words come from ``revmine/data/stopwords.txt``; one-letter words and contraction
+of word characters in any script; stop words come from ``revmine/data/stopwords.txt``; one-letter words and contraction
 fragments ("don", "isn") are not content.
 """
 
@@ -42,7 +44,7 @@ __all__ = ["RULE_NAMES", "asks_for_change", "categories", "is_noise_by_rules"]
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.I)
-_WORD = re.compile(r"[a-z0-9_]+")
+_WORD = re.compile(r"\w+")  # any script: a comment in Korean or Russian is not "empty"
 _CONTRACTION_PARTS = frozenset({"don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "wouldn",
                                 "shouldn", "couldn", "ll", "ve", "re", "im", "ive"})
 
@@ -65,7 +67,8 @@ _REQUEST = re.compile(
     r"why not|how about|what about|instead|rather than|i'd|i would|suggest|prefer|consider|"
     r"would be (?:better|cleaner|nicer|simpler|safer|clearer)|better to|better use|is wrong|is broken|"
     r"not needed|unnecessary|redundant|unused|never (?:used|read|closed|released)|"
-    r"bug|npe|leak|null ?pointer|off[- ]by[- ]one|race condition|not thread[- ]safe)\b",
+    r"bug|npe|leak|null ?pointer|off[- ]by[- ]one|race condition|not thread[- ]safe)\b"
+    r"|(?:n't|\bnot) (?:look |seem |sound )?(?:right|correct)\b",
     re.I,
 )
 _QUOTE = re.compile(r"^\s*>.*$", re.M)
@@ -121,10 +124,11 @@ _PADDING = frozenset({
 })
 
 
-def _dominant(pattern: re.Pattern[str], limit: int) -> Callable[[str, str], bool]:
-    """A rule firing when ``pattern`` matches and the rest has no request cue and <= ``limit`` words."""
-    def rule(prose: str, _text: str) -> bool:
-        if not pattern.search(prose):
+def _dominant(pattern: re.Pattern[str], limit: int, code_vetoes: bool = False) -> Callable[[str, str], bool]:
+    """A rule firing when ``pattern`` matches and the rest has no request cue and <= ``limit`` words;
+    with ``code_vetoes``, code in the comment vetoes it too ("Ditto `input != null`" spells the change out)."""
+    def rule(prose: str, text: str) -> bool:
+        if not pattern.search(prose) or (code_vetoes and _has_code(text)):
             return False
         rest = _rest(prose, pattern)
         return not _REQUEST.search(rest) and len(_content(rest, _PADDING)) <= limit
@@ -136,12 +140,13 @@ _CLAUSE = re.compile(r"[.!?;:,]+|\s(?:and|but|also|then|plus)\s")
 _TOPIC_MARK = "\x00"
 
 
-def _topic(pattern: re.Pattern[str], vocabulary: frozenset[str], limit: int) -> Callable[[str, str], bool]:
+def _topic(pattern: re.Pattern[str], vocabulary: frozenset[str], limit: int,
+           veto: re.Pattern[str] | None = None) -> Callable[[str, str], bool]:
     """A rule firing when ``pattern`` matches, the rest holds <= ``limit`` other content words, and no
     clause without the topic phrase asks for a change verb ("please fix" next to the phrase belongs to it,
-    and a lone "please" asks for nothing new)."""
+    and a lone "please" asks for nothing new); ``veto`` matching the rest silences it."""
     def rule(prose: str, _text: str) -> bool:
-        if not pattern.search(prose):
+        if not pattern.search(prose) or (veto is not None and veto.search(_rest(prose, pattern))):
             return False
         marked = pattern.sub(f" {_TOPIC_MARK} ", prose)
         if any(_ASKS_CHANGE_VERB.search(clause.strip()) for clause in _CLAUSE.split(marked)
@@ -152,7 +157,9 @@ def _topic(pattern: re.Pattern[str], vocabulary: frozenset[str], limit: int) -> 
 
 
 def _empty_after_stopwords(prose: str, text: str) -> bool:
-    return not _has_code(text) and not _OPERATOR.search(prose) and not _content(prose)
+    # "This isn't right." is all stop words but points at a defect: the request cues veto.
+    return (not _has_code(text) and not _OPERATOR.search(prose) and not _REQUEST.search(prose)
+            and not _content(prose))
 
 
 _APPROVAL_KEYS = frozenset({
@@ -182,11 +189,13 @@ _ANSWERS = frozenset({
 
 def _short_answer(prose: str, text: str) -> bool:
     words = [w for w in _WORD.findall(prose) if w not in _CONTRACTION_PARTS and w not in ("s", "t")]
-    return not _has_code(text) and 0 < len(words) <= 3 and words[0] in _ANSWERS
+    # Every word after the answer must be an answer or a stop word: "no public" names what to change.
+    return (not _has_code(text) and 0 < len(words) <= 3 and words[0] in _ANSWERS
+            and all(w in _ANSWERS or w in default_stopwords() for w in words[1:]))
 
 
 def _link(prose: str, text: str) -> bool:
-    if not _URL.search(_QUOTE.sub(" ", text)):
+    if not _URL.search(_QUOTE.sub(" ", text)) or _has_code(text):  # code beside a link names the change
         return False
     return not _REQUEST.search(prose) and len(_content(prose, _PADDING)) <= 2
 
@@ -210,18 +219,17 @@ _ACK = re.compile(
     r"you(?:'re| are) right|makes sense|agreed|i agree|ack|acknowledged|noted|got it|understood|i see|"
     r"sounds good|ok(?:ay)?,? (?:i'll|i will|will)|sure,? (?:i'll|i will|will)|addressed|resolved|"
     r"updated|changed|thanks?,? (?:fixed|done)|oh,? i see|ah,? (?:i see|right|ok)|right(?=,)|oops|my bad)\b", re.I)
+# Questions asking only for an explanation. A question naming a property of the code ("why is this
+# public?", "is this needed?", "what's the point of catching here?") implies the change (visibility,
+# removal) and is a change request: the 2021 dataset keeps such questions.
 _CLARIFICATION = re.compile(
     r"^(?:why|what|how|huh|h+m+|eh|what's this|what is this)\s*\?*$"
     r"|\b(?:can|could|would) you (?:please )?(?:explain|clarify|elaborate|describe)\b"
-    r"|\bwhat (?:does|do|is|are|did|was) (?:this|that|it|these|those|the)\b"
-    r"|\bwhat(?:'s| is) (?:the )?(?:purpose|reason|point|intent|idea|rationale|use case|motivation)\b"
-    r"|\bwhy (?!not\b)(?:is|are|do|does|did|was|were|this|that|we|you|the|it|here|change|a)\b"
-    r"|\bi (?:don't|do not|dont|didn't|did not) (?:understand|get|follow)\b"
-    r"|\bnot sure (?:i|what|why|how|if)\b|\bwhat do you mean\b|\bhow (?:does|do|is|come)\b"
-    r"|\bwhat(?:'s| is| are) \S+ (?:for|used for)\b|\bwhy\s*\?"
-    r"|\bwhere (?:is|are) (?:\S+ )?(?:used|called|set|defined|initiali[sz]ed)\b"
-    r"|\bis (?:this|that|it) (?:really )?(?:needed|necessary|required|intended|expected|on purpose)\b"
-    r"|\bany (?:reason|particular reason)\b|\bjust curious\b|\bcurious\b", re.I)
+    r"|\bwhat (?:does|did) (?:this|that|the|your) (?:change|patch|commit|pr) (?:do|bring|fix|mean)\b"
+    r"|\bwhy (?:was|were|did) (?:this|that|it|you) (?:done|do it|do this|change it|change this|changed)\s*\?*$"
+    r"|\bi (?:don't|do not|dont|didn't|did not) (?:understand|get|follow)(?: (?:this|that|it|you))?\s*[.?!]*$"
+    r"|\bwhat do you mean\b|\bjust curious\b"
+    r"|\bis (?:this|that|it) (?:really )?(?:intended|expected|on purpose)\b", re.I)
 _REFERENCE = re.compile(
     r"\b(?:same (?:as|here|comment|issue|thing|below|above|applies|again|problem|question|remark|story|"
     r"everywhere|elsewhere)|ditto|as (?:above|below|before|mentioned|discussed|said|noted|commented)|"
@@ -238,20 +246,25 @@ _FORMATTING = re.compile(
     r"(?:exceeds?|over|more than) \d+ (?:char(?:acter)?s|columns)|\d+ (?:char(?:acter)?s|columns)|"
     r"wrap(?:ping)? (?:this|the)? ?lines?|line wrap|formatting|formatter|reformat(?:ted)?|code style|"
     r"format(?:ted)? (?:this|it|the (?:code|file|line)s?)|"
-    r"checkstyle|spotless|spacing|extra spaces?|missing spaces?|space (?:after|before|around)|"
+    r"checkstyle|spotless|spacing|extra spaces?|missing spaces?|space (?:after|before|around|between)|"
+    r"(?:on|in|to) (?:its|their) own lines?|line ?breaks?|(?:unnecessary|extra) (?:new ?|blank |empty )lines?|"
     r"alignment|align(?:ed)?|import order|unused imports?|wildcard imports?|style nit|"
     r"(?:(?:opening|closing|curly) )?braces? (?:\w+ ){0,3}(?:on|to) (?:the |a |its own )?"
     r"(?:same|next|previous|new|separate|own) line|"
     r"eclipse formatter|google java format)\b", re.I)
+# Braces, parentheses and semicolons are tokens of the abstracted method: asking to add or drop them is
+# a change request even in a "style nit" (their place on a line is matched by _FORMATTING and taken out).
+_TOKENS = re.compile(r"\b(?:braces?|brackets?|curl(?:y|ies)|parenthes[ie]s|parens?|semicolons?)\b|[{}();]")
 _FORMATTING_WORDS = frozenset({"fix", "line", "lines", "code", "file", "style", "space", "spaces", "nit",
                                "column", "columns", "char", "chars", "characters", "import", "imports",
                                "opening", "closing", "curly", "wrong", "misaligned", "consistent", "run",
                                "project", "settings", "mixed", "formatter", "limit", "long", "nits"})
+# A request for (more) tests, not a mention of one: "the test case calls this" or "all tests that extend
+# this class" are about the code under review, which may itself be a test.
 _ADD_TESTS = re.compile(
-    r"\b(?:add|adding|write|writing|need|needs|missing|include|extend|provide|create|cover|covered by|"
-    r"have|any|get|see|want|like)\b[^.?!]{0,40}?\b(?:unit |integration |regression |junit |more |some |a )?tests?\b"
-    r"|\btest (?:cases?|coverage)\b|\bunit tests?\b|\btests? for (?:this|that|it|the)\b|\bcoverage\b"
-    r"|\btestcase\b|\b(?:extend|update|fix)\s+\w*tests?\b", re.I)
+    r"\b(?:add|adding|write|writing|missing|include|provide|create|cover|covered by|any|more)\b"
+    r"[^.?!]{0,40}?\b(?:unit |integration |regression |junit |more |some |a |separate )?(?:tests?|test cases?)\b"
+    r"|\bneeds? (?:a |an |some |more |new |unit )?tests?\b|\btest coverage\b|\btestcase\b", re.I)
 _TEST_WORDS = frozenset({"test", "tests", "case", "cases", "scenario", "covering", "verify", "verifies",
                          "edge", "corner", "empty", "null", "input", "behaviour", "behavior", "new",
                          "path", "branch", "class", "method", "suite", "assert", "asserts", "reproduce",
@@ -285,11 +298,11 @@ _RULES: dict[str, Callable[[str, str], bool]] = {
     "empty_after_stopwords": _empty_after_stopwords,
     "approval": _approval,
     "acknowledgement": _dominant(_ACK, 4),
-    "formatting": _topic(_FORMATTING, _FORMATTING_WORDS, 3),
+    "formatting": _topic(_FORMATTING, _FORMATTING_WORDS, 3, veto=_TOKENS),
     "thanks": _dominant(_THANKS, 3),
     "add_tests": _topic(_ADD_TESTS, _TEST_WORDS, 6),
-    "clarification": _dominant(_CLARIFICATION, 6),
-    "reference": _dominant(_REFERENCE, 2),
+    "clarification": _dominant(_CLARIFICATION, 6, code_vetoes=True),
+    "reference": _dominant(_REFERENCE, 2, code_vetoes=True),
     "link": _link,
     "documentation": _topic(_DOCUMENTATION, _DOC_WORDS, 5),
     "pr_organisation": _topic(_PR_ORGANISATION, _PR_WORDS, 6),
