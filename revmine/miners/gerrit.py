@@ -7,11 +7,13 @@ seen (keyset paging on time; bounds are inclusive, so changes are de-duplicated 
 when more than a page of changes share one instant do we page by offset inside that instant.
 
 Rounds: patch set N of a change is a round when it has a successor N+1 and a reviewer other than the
-owner commented on one of its Java files. Reviewer comments on the last patch set make no round (nothing
-was revised after them): each such file is recorded in the drops with the reason. The row holds those files at N and N+1 and every comment
-on them at N (the owner's replies too, flagged ``is_owner``). Requests: one comment listing per change
-with at least two patch sets, plus the listing pages shared by up to ``page_size`` changes. The
-window is on a change's *last* update: a change updated after ``until`` is outside the run.
+owner commented on one of its Java files. The row holds those files at N and N+1 and every comment on
+them at N (the owner's replies too, flagged ``is_owner``). Reviewer comments on the last patch set make
+no round (nothing was revised after them): each such file is recorded in the drops with the reason.
+Requests: one comment listing per change with at least two patch sets (a change with one patch set
+cannot have a round, so its comments are neither fetched nor counted), plus the listing pages shared by
+up to ``page_size`` changes. The window is on a change's *last* update: a change updated after
+``until`` is outside the run.
 
 With credentials, requests go to Gerrit's authenticated ``/a/`` paths on the wire only
 (:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same.

@@ -95,10 +95,6 @@ class Round:
     def round_id(self) -> str:
         return f"{self.source}:{self.host}:{self.project}:{self.change}:{self.round}"
 
-    def drop(self, path: str | None, reason: str) -> dict:
-        """A ``drops`` entry for this round (or one file of it) with ``reason``."""
-        return {"round_id": self.round_id, "change": self.change, "path": path, "reason": reason}
-
 
 def no_round(change: str, paths: Iterable[str], reason: str) -> list[dict]:
     """``drops`` entries for reviewed files that make no round (``round_id`` is None: there is none)."""
@@ -202,5 +198,5 @@ def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: Con
         try:
             rows.append(file_row(rnd, path, comments_by_path[path], content))
         except Dropped as exc:
-            drops.append(rnd.drop(path, str(exc)))
+            drops.append({"round_id": rnd.round_id, "change": rnd.change, "path": path, "reason": str(exc)})
     return rows
