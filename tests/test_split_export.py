@@ -240,11 +240,11 @@ def load_every_split(out: Path, summary: dict, cache: Path) -> dict[str, dict[st
     """Rows of ``datasets.load_dataset(out, config, split=...)`` for every config and split the card lists;
     each split must give the rows the export wrote, with every column."""
     import datasets  # a test dependency: the export must load with the library users load it with
+    import yaml  # pyyaml comes with datasets; the card's header must be valid YAML
 
-    card = (out / "README.md").read_text()
+    header = yaml.safe_load((out / "README.md").read_text().split("\n---\n")[0].removeprefix("---\n"))
     loaded: dict[str, dict[str, int]] = {}
-    for path in _card_data_files(card):
-        config, split = path.split("/")[1], path.split("/")[2].split("-")[0]
+    for config, split in [(c["config_name"], f["split"]) for c in header["configs"] for f in c["data_files"]]:
         part = datasets.load_dataset(str(out), config, split=split, cache_dir=str(cache))
         assert part.column_names == DATASET_SCHEMA.names
         loaded.setdefault(config, {})[split] = part.num_rows
@@ -314,6 +314,11 @@ def test_empty_split_is_left_out_of_the_card_with_a_warning(tmp_path, monkeypatc
     with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):
         export_dataset(splits, out)
     assert 'print(ds["validation"][0]["m_s_abstract"])' in (out / "README.md").read_text()
+    run_card_code(out, tmp_path / "hf-card")
+    with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):  # JSON Lines alone
+        summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)))
+    assert _card_data_files((out / "README.md").read_text()) == ["jsonl/triplets/eval.jsonl", "jsonl/pairs/train.jsonl"]
+    assert load_every_split(out, summary, tmp_path / "hf") == {"triplets": {"validation": 1}, "pairs": {"train": 2}}
     run_card_code(out, tmp_path / "hf-card")
 
 
