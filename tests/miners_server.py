@@ -257,6 +257,9 @@ def _build_github(forge: Forge, n: int, long_pull: int = 0) -> None:
                  comment(k * 100 + 3, c1, f"src/B{k}.java", "reviewer", 5),
                  comment(k * 100 + 4, c3, "docs.md", "reviewer", 1)]
         rows += 2
+        if k == 2:  # a request on the pull request's last commit: nothing revised after it, no round
+            items.append(comment(k * 100 + 6, c3, f"src/A{k}.java", "reviewer", 4))
+            forge.expected["github_last_commit"] = [(str(k), f"src/A{k}.java", c3)]
         if k == 1:  # an outdated comment on a commit force-pushed away: read through the contents API
             ghost = ghost_sha("github-force-pushed")
             items.append(comment(k * 100 + 5, ghost, f"src/A{k}.java", "reviewer", 3, outdated=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -25,14 +26,21 @@ def mine(out: Path) -> tuple[dict, list[dict]]:
     return manifest, read_table(out / "rounds.parquet", expect="rounds/1").to_pylist()
 
 
+#: examples/mining/repos/textkit/reviews.toml: changes 201-224, one class each, reviewed once on patch set 1.
+TEXTKIT = ["Padding", "Words", "Names", "Repeat", "Blank", "Capitalize", "Joiner", "Truncate", "Reverse", "Users",
+           "Csv", "Frequencies", "Acronym", "Ranges", "Emails", "Tags", "Template", "Plural", "Versions", "Query",
+           "Durations", "Inbox", "Keywords", "Hex"]
+
+
 def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, no_network):
     manifest, rows = mine(tmp_path / "out")
-    by_source = Counter(r["source"] for r in rows)
-    rounds = Counter(r["source"] for r in {r["round_id"]: r for r in rows}.values())
-    assert rounds == {"gerrit": 6, "github": 4} and by_source == {"gerrit": 7, "github": 5}
-    assert sum(len(r["comments"]) for r in rows) == 19
+    by_project = Counter(r["project"] for r in rows)
+    rounds = Counter(r["project"] for r in {r["round_id"]: r for r in rows}.values())
+    assert rounds == {"example/calc": 6, "example/textkit": 24, "example/inventory": 4}
+    assert by_project == {"example/calc": 7, "example/textkit": 24, "example/inventory": 5}
+    assert sum(len(r["comments"]) for r in rows) == 19 + 24 + 3
     status = Counter((r["change"], r["round"], r["path_before"].rsplit("/", 1)[-1], r["file_status"]) for r in rows)
-    assert status == Counter({
+    assert status == Counter({**{(str(201 + k), 1, f"{name}.java", "modified"): 1 for k, name in enumerate(TEXTKIT)},
         ("101", 1, "Calculator.java", "modified"): 1, ("101", 2, "Calculator.java", "modified"): 1,
         ("102", 1, "Tokenizer.java", "modified"): 1, ("102", 1, "Parser.java", "unchanged"): 1,
         ("104", 1, "Tokenizer.java", "renamed"): 1,
@@ -48,14 +56,33 @@ def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, no_
     item = next(r for r in rows if r["change"] == "7" and r["path_before"].endswith("Item.java"))
     assert item["comments"][0]["outdated"] and "private final String name;" in item["content_after"]
     replies = [c for r in rows for c in r["comments"] if c["in_reply_to"]]
-    assert len(replies) == 6 and all(c["is_owner"] for c in replies)
+    assert len(replies) == 6 + 3 and all(c["is_owner"] for c in replies)
     assert {r["host"] for r in rows} == {"review.example.org", "github.example.org"}  # not the replay port
-    assert manifest["totals"]["dropped"] == 0 and manifest["totals"]["content_fallbacks"] == 0
-    assert manifest["totals"]["http_requests"] == 15  # every recorded exchange once, nothing else
+    assert manifest["totals"]["dropped"] == 3 and manifest["totals"]["content_fallbacks"] == 0
+    assert manifest["totals"]["http_requests"] == 40  # every recorded exchange once, nothing else
 
     again, _ = mine(tmp_path / "out")  # resumed: all done; only GitHub's listing is revalidated (304)
     wire = [{k: v for k, v in p["http_this_run"].items() if k != "cache_hits"} for p in again["projects"]]
-    assert wire == [{}, {"requests": 1, "not_modified": 1}]
+    assert wire == [{}, {}, {"requests": 1, "not_modified": 1}]
+
+
+def test_comments_on_the_last_revision_make_no_round_and_are_counted(tmp_path, no_network):
+    """calc 103 (LGTM on its last patch set), textkit 224 (thanks on its last patch set) and inventory 8 (a
+    request on the pull request's last commit): nothing was revised after them."""
+    manifest, rows = mine(tmp_path / "out")
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    last = {"calc": "3567a6083d0d2ab1ebd0d6da5ac6912e1c5e10bf", "textkit": "45c638c7d83294a09367fdc6215ee771a621db46",
+            "inventory": "b989d79ca461fdfaf57a4b787258695722ffe8f3"}  # the heads: history.toml, recordings
+    assert [(d["project"], d["change"], d["path"].rsplit("/", 1)[-1], d["round_id"], d["reason"]) for d in dropped] == [
+        ("example/calc", "103", "Parser.java", None,
+         f"reviewed revision {last['calc']} is the last one: no revised code after the comments"),
+        ("example/textkit", "224", "Hex.java", None,
+         f"reviewed revision {last['textkit']} is the last one: no revised code after the comments"),
+        ("example/inventory", "8", "Inventory.java", None,
+         f"reviewed revision {last['inventory']} is the last one: no revised code after the comments")]
+    assert not [r for r in rows if r["revision_before"] in last.values()]
+    assert [p["dropped_by_reason"] for p in manifest["projects"]] == [
+        {"reviewed revision <sha> is the last one: no revised code after the comments": 1}] * 3
     assert read_table(tmp_path / "out" / "rounds.parquet").num_rows == len(rows)
 
 
@@ -65,7 +92,7 @@ def test_example_replays_with_credentials_in_the_environment(tmp_path, monkeypat
     monkeypatch.setenv("GERRIT_PASSWORD", "p-secret")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
     manifest, rows = mine(tmp_path / "out")
-    assert len(rows) == 12 and manifest["totals"]["dropped"] == 0
+    assert len(rows) == 36 and manifest["totals"]["dropped"] == 3
 
 
 def test_example_is_deterministic(tmp_path):
@@ -84,6 +111,14 @@ def test_recordings_quote_only_commits_the_histories_build(tmp_path):
             out = subprocess.run(["git", "-C", str(repo), "rev-list", "--all"], capture_output=True, text=True, check=True)
             known.update(out.stdout.split())
     assert quoted and quoted <= known, quoted - known
+
+
+def test_textkit_recordings_are_what_make_recordings_writes():
+    """recordings/textkit.json is generated from repos/textkit (reviews.toml, history.toml, the Java files)."""
+    spec = importlib.util.spec_from_file_location("make_recordings", EXAMPLE / "make_recordings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.recordings("textkit") == json.loads((EXAMPLE / "recordings" / "textkit.json").read_text())
 
 
 def test_recorded_server_404_and_etag():

@@ -62,8 +62,15 @@ def test_gerrit_rounds(server, tmp_path):
     assert (c["c1a"]["start_line"], c["c1a"]["end_line"], c["c1a"]["start_character"], c["c1a"]["end_character"]) == (5, 6, 8, 20)
     assert c["c1b"]["is_owner"] and c["c1b"]["in_reply_to"] == "c1a" and c["c1a"]["side"] == "REVISION"
     project = m["projects"][0]
-    assert len(project["dropped"]) == forge.expected["gerrit_dropped"]
-    assert "gone from git" in project["dropped"][0]["reason"]
+    vanished = [d for d in project["dropped"] if "gone from git" in d["reason"]]
+    assert len(vanished) == forge.expected["gerrit_dropped"]
+    # every change with two patch sets has a reviewer's "LGTM" on patch set 2, its last: no round, counted
+    last = {(str(n), next(sha for sha, rev in c["revisions"].items() if rev["_number"] == 2))
+            for n, c in forge.gerrit_changes.items() if len(c["revisions"]) == 2}
+    no_revision = [d for d in project["dropped"] if d not in vanished]
+    assert {(d["change"], d["reason"].split()[2]) for d in no_revision} == last and len(no_revision) == len(last)
+    assert all(d["reason"].endswith("is the last one: no revised code after the comments") and d["round_id"] is None
+               and d["path"].endswith(".java") for d in no_revision)
     dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
     assert [(d["source"], d["reason"]) for d in dropped] == [("gerrit", d["reason"]) for d in project["dropped"]]
     # requests per change: one listing page for all + one comments request per multi-patch-set change
@@ -88,6 +95,13 @@ def test_github_rounds_with_outdated_and_force_pushed(server, tmp_path):
     # the head is in git although the commented commit is not: its content must not shift to the ghost's
     assert (ghost["revision_after"], ghost["file_status"]) == (commits[2], "modified")
     assert "x1 = 3" in ghost["content_after"]
+    # a reviewer's comment on the pull request's last commit has no revised code: no round, a counted drop
+    assert not [r for r in rows if r["revision_before"] == r["revision_after"]]
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    assert [(d["source"], d["project"], d["change"], d["path"], d["round_id"], d["reason"]) for d in dropped] == [
+        ("github", "octo/demo", change, path, None,
+         f"reviewed revision {sha} is the last one: no revised code after the comments")
+        for change, path, sha in forge.expected["github_last_commit"]]
     p = m["projects"][0]
     assert p["content_fallbacks"] == 1
     assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + p["content_fallbacks"]

@@ -12,6 +12,7 @@ import pytest
 from revmine.cli import main
 from revmine.errors import InputError
 from revmine.pipeline import load_job, run
+from test_split_export import load_every_split, offline_hf, run_card_code
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -21,19 +22,23 @@ def _digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "run"
     assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert f"dataset: {out / 'dataset'}" in printed.out
     state = json.loads((out / "run.json").read_text())
     assert set(state) == {"mine", "preprocess", "filter", "split", "export"}
-    # examples/mining/README.md works the mined rounds out by hand: 12 file rows carrying 19 comments
-    assert state["mine"]["result"]["rows"] == 12
-    assert state["preprocess"]["result"]["comments"] == 19
+    # examples/mining/README.md works the mined rounds out by hand: 36 file rows carrying 46 comments, and
+    # the rows that the filters keep: 26 triplets and 27 pairs
+    assert state["mine"]["result"]["rows"] == 36
+    assert state["preprocess"]["result"]["comments"] == 46
     kept = state["filter"]["result"]["kept"]
     sizes = state["export"]["result"]["sizes"]
-    assert sum(n for kind in sizes.values() for n in kind.values()) == kept > 0
+    assert {kind: sum(by_split.values()) for kind, by_split in sizes.items()} == {"triplets": 26, "pairs": 27}
+    assert sum(n for kind in sizes.values() for n in kind.values()) == kept
+    assert all(n > 0 for kind in sizes.values() for n in kind.values())  # every split of both kinds has rows
     for kind, by_split in sizes.items():  # the Hugging Face layout loads with pyarrow.dataset
         for split, n in by_split.items():
             name = "validation" if split == "eval" else split
@@ -43,6 +48,11 @@ def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest
     report = (out / "filtered" / "filter_report.md").read_text()
     assert "| **kept** |" in report
     assert "## Filter report" in (out / "dataset" / "README.md").read_text()
+    # every config and split loads with `datasets` (offline), and the card's loading code runs as written
+    offline_hf(monkeypatch, tmp_path / "hf")
+    loaded = load_every_split(out / "dataset", state["export"]["result"], tmp_path / "hf")
+    assert {config: len(splits) for config, splits in loaded.items()} == {"triplets": 3, "pairs": 3}
+    run_card_code(out / "dataset", tmp_path / "hf-card")
 
 
 def test_rerun_skips_done_stages_and_settings_changes_rerun_the_rest(tmp_path: Path, no_network: None) -> None:
@@ -124,7 +134,7 @@ def test_settings_are_type_checked_with_their_field(tmp_path: Path) -> None:
         load_job(job_file, tmp_path / "out")
     job_file.write_text(_example_job(tmp_path).read_text().replace('repo = "example/inventory"',
                                                                    'repo = "example/inventory"\nuntill = "2024-01-01"'))
-    with pytest.raises(InputError, match=r"\[projects\[1\]\]: unknown setting\(s\) \['untill'\]"):
+    with pytest.raises(InputError, match=r"\[projects\[2\]\]: unknown setting\(s\) \['untill'\]"):
         load_job(job_file, tmp_path / "out")
     job_file.write_text(_example_job(tmp_path).read_text().replace('strategy = "random"', 'strategy = "alphabet"'))
     with pytest.raises(InputError, match=r"job\.toml \[split\]: unknown split strategy 'alphabet'"):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from itertools import product
@@ -11,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
@@ -237,7 +241,8 @@ def test_export_flattens_texts_to_one_line(tmp_path):
     splits = tmp_path / "splits"
     for name in SPLITS:
         write_table(table if name == "test" else table.slice(0, 0), splits / f"{name}.parquet", DATASET_SCHEMA)
-    export_dataset(splits, tmp_path / "out")
+    with pytest.warns(UserWarning, match="no rows in triplets: train, validation"):
+        export_dataset(splits, tmp_path / "out")
     assert (tmp_path / "out/opennmt/triplets/src1-test.txt").read_text() == "first line second third fourth\n"
     jsonl = (tmp_path / "out/jsonl/triplets/test.jsonl").read_text()
     assert len(jsonl.splitlines()) == 1 and json.loads(jsonl)["comment_abstract"].endswith("fourth")
@@ -247,18 +252,97 @@ def test_export_flattens_texts_to_one_line(tmp_path):
         export_dataset(splits, tmp_path / "out2")
 
 
-def test_export_loads_with_datasets(tmp_path, filtered, monkeypatch, no_network):
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")  # a local folder: the hub is never asked
+def offline_hf(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """``datasets`` offline with its own cache: a local folder must load without the Hub."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    import datasets  # a test dependency: the export must load with the library users load it with
+    monkeypatch.setenv("HF_HOME", str(home))
 
+
+def load_every_split(out: Path, summary: dict, cache: Path) -> dict[str, dict[str, int]]:
+    """Rows of ``datasets.load_dataset(out, config, split=...)`` for every config and split the card lists;
+    each split must give the rows the export wrote, with every column."""
+    import datasets  # a test dependency: the export must load with the library users load it with
+    import yaml  # pyyaml comes with datasets; the card's header must be valid YAML
+
+    header = yaml.safe_load((out / "README.md").read_text().split("\n---\n")[0].removeprefix("---\n"))
+    loaded: dict[str, dict[str, int]] = {}
+    for config, split in [(c["config_name"], f["split"]) for c in header["configs"] for f in c["data_files"]]:
+        part = datasets.load_dataset(str(out), config, split=split, cache_dir=str(cache))
+        assert part.column_names == DATASET_SCHEMA.names
+        loaded.setdefault(config, {})[split] = part.num_rows
+    hf = {"train": "train", "eval": "validation", "test": "test"}
+    assert loaded == {config: {hf[name]: n for name, n in by_split.items() if n}
+                      for config, by_split in summary["sizes"].items()}
+    return loaded
+
+
+def run_card_code(out: Path, home: Path) -> str:
+    """Run every ``python`` block of the card as written, in the export directory, in a fresh offline
+    interpreter with an empty cache; return what they printed."""
+    card = (out / "README.md").read_text()
+    blocks = [block.split("\n```", 1)[0] for block in card.split("```python\n")[1:]]
+    assert blocks
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(home)}
+    script = "\n".join(f"exec({block!r}, {{}})" for block in blocks)
+    done = subprocess.run([sys.executable, "-c", script], cwd=out, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_export_loads_with_datasets(tmp_path, filtered, monkeypatch, no_network):
+    offline_hf(monkeypatch, tmp_path / "hf")
     split_dataset(filtered, tmp_path / "splits")
     summary = export_dataset(tmp_path / "splits", tmp_path / "export")
-    loaded = datasets.load_dataset(str(tmp_path / "export"), "pairs", cache_dir=str(tmp_path / "hf"))
-    assert {name: loaded[name].num_rows for name in loaded} == {
-        "train": summary["sizes"]["pairs"]["train"], "validation": summary["sizes"]["pairs"]["eval"],
-        "test": summary["sizes"]["pairs"]["test"]}
+    assert all(n for by_split in summary["sizes"].values() for n in by_split.values()) and not summary["empty_splits"]
+    loaded = load_every_split(tmp_path / "export", summary, tmp_path / "hf")
+    assert set(loaded) == {"triplets", "pairs"} and all(len(splits) == 3 for splits in loaded.values())
+    printed = run_card_code(tmp_path / "export", tmp_path / "hf-card")
+    first = pq.read_table(tmp_path / "export/data/triplets/train-00000-of-00001.parquet").column("m_s_abstract")
+    assert first[0].as_py() in printed
+
+
+def test_empty_split_is_left_out_of_the_card_with_a_warning(tmp_path, monkeypatch, no_network):
+    """Triplets in train and eval only, pairs in train only: every split with rows loads, the card snippet
+    runs, the empty ones are named in a warning and in the card, and their files are written, empty."""
+    offline_hf(monkeypatch, tmp_path / "hf")
+    rows = {"train": [candidate(), candidate(), candidate(kind="pair"), candidate(kind="pair")],
+            "eval": [candidate()], "test": []}
+    splits = tmp_path / "splits"
+    for name, part in rows.items():
+        table = table_of(part)
+        ids = [f"{name}{i}" for i in range(len(part))]
+        table = table.add_column(0, "id", pa.array(ids, pa.string()))
+        table = table.add_column(1, "split", pa.array([name] * len(part), pa.string()))
+        write_table(table.add_column(2, "cluster_id", pa.array(ids, pa.string())), splits / f"{name}.parquet",
+                    DATASET_SCHEMA)
+    with pytest.warns(UserWarning, match=r"no rows in triplets: test; pairs: validation, test: left out"):
+        summary = export_dataset(splits, tmp_path / "export")
+    assert summary["empty_splits"] == {"triplets": ["test"], "pairs": ["eval", "test"]}
+    out = tmp_path / "export"
+    assert _card_data_files((out / "README.md").read_text()) == [
+        "data/triplets/train-00000-of-00001.parquet", "data/triplets/validation-00000-of-00001.parquet",
+        "data/pairs/train-00000-of-00001.parquet"]
+    assert "**Empty splits** (no rows): triplets: test; pairs: validation, test." in (out / "README.md").read_text()
+    assert load_every_split(out, summary, tmp_path / "hf") == {"triplets": {"train": 2, "validation": 1},
+                                                               "pairs": {"train": 2}}
+    assert pq.read_table(out / "data/pairs/test-00000-of-00001.parquet").num_rows == 0
+    assert (out / "opennmt/pairs/src-eval.txt").read_text() == "" and (out / "jsonl/triplets/test.jsonl").is_file()
+    run_card_code(out, tmp_path / "hf-card")
+
+    # the first config's first split with rows is what the snippet prints: here triplets has no train rows
+    train = pq.read_table(splits / "train.parquet")
+    write_table(train.filter(pc.equal(train.column("kind"), "pair")), splits / "train.parquet", DATASET_SCHEMA)
+    with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):
+        export_dataset(splits, out)
+    assert 'print(ds["validation"][0]["m_s_abstract"])' in (out / "README.md").read_text()
+    run_card_code(out, tmp_path / "hf-card")
+    with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):  # JSON Lines alone
+        summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)))
+    assert _card_data_files((out / "README.md").read_text()) == ["jsonl/triplets/eval.jsonl", "jsonl/pairs/train.jsonl"]
+    assert load_every_split(out, summary, tmp_path / "hf") == {"triplets": {"validation": 1}, "pairs": {"train": 2}}
+    run_card_code(out, tmp_path / "hf-card")
 
 
 def test_export_is_byte_identical_for_the_same_splits(tmp_path, filtered):

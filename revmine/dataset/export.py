@@ -12,9 +12,14 @@ an earlier export survives; the same splits give byte-identical files)::
 
 Only the formats asked for are written, and the card describes what was written: its ``configs`` header maps
 the Parquet files, or the JSON Lines files when no Parquet was written (``datasets`` reads both), and is left
-out when neither was. The Hugging Face files are named as the Hub's own ``push_to_hub`` names them
-(``config/split-00000-of-00001``) under ``data/``, so ``datasets.load_dataset(DIR, "pairs")`` works on the
-directory or on a Hub repository made from it. The Hub calls the eval split ``validation``; the other
+out when neither was. A split of a config with no rows (a small dataset's test split, a kind that only some
+splits have) is left out of that config's ``configs`` entry, with a warning and a line in the card:
+``datasets`` cannot load a split with no rows (checked with 5.2: an empty Parquet file fails with "BatchSize
+must be greater than 0", one with no row groups with "corresponds to no data"), and one such split breaks
+``load_dataset`` for every split of its config. Its files are still written, empty, in every format, so the
+three splits of a format stay side by side. The Hugging Face files are named as the Hub's ``push_to_hub``
+names them (``config/split-00000-of-00001``) under ``data/``, so ``datasets.load_dataset(DIR, "pairs")``
+works on the directory or on a Hub repository made from it. The Hub calls the eval split ``validation``; the other
 formats keep the dataset's names (train/eval/test), as the replication package does.
 
 OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line i of every file of a split
@@ -27,6 +32,7 @@ line break, including U+2028, becomes a space).
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +139,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     parts = {(kind, name): table.filter(pc.equal(table.column("kind"), kind))
              for kind in kinds for name, table in splits.items()}
     sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
+    empty = _empty_splits(sizes)
     report = None if options.filter_report is None else read_table(
         options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
@@ -143,7 +150,21 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
             files += _write_part(staging, CONFIGS[kind], kind, name, part, formats)
         write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats))
         files.append(CARD_FILE)
-    return {"sizes": sizes, "files": files, "card": str(out_dir / CARD_FILE)}
+    if empty and any(f in formats for f in ("parquet", "jsonl")):
+        warnings.warn(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
+                      "(datasets cannot load a split with no rows)", stacklevel=2)
+    return {"sizes": sizes, "empty_splits": empty, "files": files, "card": str(out_dir / CARD_FILE)}
+
+
+def _empty_splits(sizes: dict[str, dict[str, int]]) -> dict[str, list[str]]:
+    """{config: its splits with no rows}, for the configs that have some."""
+    empty = {config: [name for name in SPLITS if by_split[name] == 0] for config, by_split in sizes.items()}
+    return {config: names for config, names in empty.items() if names}
+
+
+def _empty_text(empty: dict[str, list[str]]) -> str:
+    """``triplets: test; pairs: validation, test``: the empty splits by their Hugging Face names."""
+    return "; ".join(f"{config}: {', '.join(HF_SPLITS[name] for name in names)}" for config, names in empty.items())
 
 
 def _split_summary(path: Path) -> dict | None:
@@ -221,8 +242,10 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
         for k, kind in enumerate(kinds):
             header += [f"- config_name: {CONFIGS[kind]}", *(["  default: true"] if k == 0 else []), "  data_files:"]
             for name in SPLITS:
-                header += [f"  - split: {HF_SPLITS[name]}", f"    path: {_data_file(loadable, CONFIGS[kind], name)}"]
+                if sizes[CONFIGS[kind]][name]:  # an empty split cannot be loaded (module docstring)
+                    header += [f"  - split: {HF_SPLITS[name]}", f"    path: {_data_file(loadable, CONFIGS[kind], name)}"]
     header.append("---")
+    empty = _empty_splits(sizes)
 
     body = [f"# {options.name}", "",
             "Code-review examples mined from Gerrit and GitHub reviews and built like the dataset of Tufano et al., "
@@ -234,6 +257,9 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
     for config, by_split in sizes.items():
         body.append(f"| {config} | " + " | ".join(f"{by_split[s]:,}" for s in SPLITS)
                     + f" | {sum(by_split.values()):,} |")
+    if empty and loadable is not None:
+        body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
+                 "(`datasets` cannot load a split with no rows); their files are written, empty."]
     body += ["", *_sources(splits), ""]
     if report is not None:
         body += [report_markdown(report, level=2).rstrip(), ""]
@@ -243,7 +269,9 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
     body += ["## Schema", "", "Each row has these columns (all of them in the Parquet and JSON Lines files):", "",
              "| column | type | description |", "|---|---|---|"]
     body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
-    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats), "", *_how_to_load(CONFIGS[kinds[0]], loadable),
+    first = CONFIGS[kinds[0]]
+    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats), "",
+             *_how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable),
              "## Licence", "", options.licence, "", "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
              "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
@@ -262,13 +290,16 @@ _FILE_DOCS = {
 }
 
 
-def _how_to_load(config: str, loadable: str | None) -> list[str]:
+def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:
+    """The card's code, runnable as written in the export directory (tests run it); ``split`` has rows."""
     if loadable is None:
         return ["## How to load", "", "Line i of every OpenNMT file of a split is example i: read them side by side "
                 "(OpenNMT-py's `src`/`tgt` options take them as they are).", ""]
-    lines = ["## How to load", "", "```python", "from datasets import load_dataset", "",
-             f'ds = load_dataset("path/to/this/directory", "{config}")  # or the Hub repository id',
-             'print(ds["train"][0]["m_s_abstract"])', "```", "", "Without `datasets`:", "", "```python"]
+    # datasets (5.2) cannot name a dataset loaded as ".", hence the absolute path of the working directory
+    lines = ["## How to load", "", "Run in this directory (for a copy on the Hub, give its repository id instead "
+             "of the path):", "", "```python", "import os", "", "from datasets import load_dataset", "",
+             f'ds = load_dataset(os.getcwd(), "{config}")',
+             f'print(ds["{split}"][0]["m_s_abstract"])', "```", "", "Without `datasets`:", "", "```python"]
     if loadable == "parquet":
         lines += ["import pyarrow.dataset as pads", "",
                   f'train = pads.dataset("{_data_file("parquet", config, "train")}").to_table()']

@@ -7,10 +7,13 @@ seen (keyset paging on time; bounds are inclusive, so changes are de-duplicated 
 when more than a page of changes share one instant do we page by offset inside that instant.
 
 Rounds: patch set N of a change is a round when it has a successor N+1 and a reviewer other than the
-owner commented on one of its Java files. The row holds those files at N and N+1 and every comment
-on them at N (the owner's replies too, flagged ``is_owner``). Requests: one comment listing per change
-with at least two patch sets, plus the listing pages shared by up to ``page_size`` changes. The
-window is on a change's *last* update: a change updated after ``until`` is outside the run.
+owner commented on one of its Java files. The row holds those files at N and N+1 and every comment on
+them at N (the owner's replies too, flagged ``is_owner``). Reviewer comments on the last patch set make
+no round (nothing was revised after them): each such file is recorded in the drops with the reason.
+Requests: one comment listing per change with at least two patch sets (a change with one patch set
+cannot have a round, so its comments are neither fetched nor counted), plus the listing pages shared by
+up to ``page_size`` changes. The window is on a change's *last* update: a change updated after
+``until`` is outside the run.
 
 With credentials, requests go to Gerrit's authenticated ``/a/`` paths on the wire only
 (:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same.
@@ -25,7 +28,9 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from .http import Client, RemoteError, host_of
-from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows, typed, typed_time
+from .rounds import (
+    ContentReader, Dropped, Fallback, Round, is_java, last_revision, no_round, parse_time, round_rows, typed, typed_time,
+)
 
 QUERY_OPTIONS = ("ALL_REVISIONS", "ALL_FILES", "DETAILED_ACCOUNTS")
 REFSPECS = ["+refs/changes/*:refs/changes/*", "+refs/heads/*:refs/heads/*"]
@@ -166,14 +171,19 @@ class GerritMiner:
                     if not comment["is_owner"]:
                         reviewed.add(patch_set)
         rows: list[dict] = []
+        key = self.key(change)
         for n in sorted(reviewed):
-            if n + 1 not in by_number or n not in by_number:
+            paths = {p: cs for p, cs in grouped[n].items() if any(not c["is_owner"] for c in cs)}
+            if n not in by_number:
+                drops += no_round(key, paths, f"patch set {n} is not among the change's revisions")
+                continue
+            if n + 1 not in by_number:
+                drops += no_round(key, paths, last_revision(by_number[n][0]))
                 continue
             (before, rev), (after, _) = by_number[n], by_number[n + 1]
-            rnd = Round(self.source, self.host, self.project, str(change["_number"]), change.get("change_id"),
+            rnd = Round(self.source, self.host, self.project, key, change.get("change_id"),
                         n, before, after, _account(owner), parse_time(rev.get("created"), "created"),
                         self.updated(change))
-            paths = {p: cs for p, cs in grouped[n].items() if any(not c["is_owner"] for c in cs)}
             rows += round_rows(rnd, paths, content, drops)
         return rows
 

@@ -14,7 +14,9 @@ the run, even if it was reviewed inside the window (mine it with a later ``until
 Rounds: a review comment is anchored on ``original_commit_id`` / ``original_line`` (outdated comments
 keep these anchors and are flagged ``outdated``). The round of commit C is C (round = its 1-based
 position among the pull request's commits) and, per file, the next commit of the pull request that
-changed that file, else the pull request's final head. A commented commit that is no longer in the
+changed that file, else the pull request's final head. Reviewer comments on the head itself (the pull
+request's last commit) make no round, as on Gerrit's last patch set: nothing was revised after them; each
+such file is recorded in the drops with the reason. A commented commit that is no longer in the
 pull request (force-pushed) gets a round number after the listed commits, its content is read from
 the REST contents endpoint when git cannot reach it (counted), and the round is dropped if that fails.
 Requests: comments, then commits only when a reviewer commented on a Java file (<= 2 per pull request
@@ -36,7 +38,9 @@ from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
-from .rounds import ContentReader, Dropped, Fallback, Round, is_java, parse_time, round_rows, typed, typed_time
+from .rounds import (
+    ContentReader, Dropped, Fallback, Round, is_java, last_revision, no_round, parse_time, round_rows, typed, typed_time,
+)
 
 REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
@@ -175,6 +179,9 @@ class GitHubMiner:
         afters = self._next_touching(reviewed, commits, head, content)
         rows: list[dict] = []
         for sha, path in reviewed:
+            if sha == head:
+                drops += no_round(str(number), [path], last_revision(sha))
+                continue
             rnd = Round(self.source, self.host, self.project, str(number), pull.get("node_id"), order[sha],
                         sha, afters[sha, path], owner, parse_time(pull.get("created_at"), "created_at"), updated)
             rows += round_rows(rnd, {path: grouped[sha][path]}, content, drops)

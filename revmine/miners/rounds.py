@@ -96,6 +96,17 @@ class Round:
         return f"{self.source}:{self.host}:{self.project}:{self.change}:{self.round}"
 
 
+def no_round(change: str, paths: Iterable[str], reason: str) -> list[dict]:
+    """``drops`` entries for reviewed files that make no round (``round_id`` is None: there is none)."""
+    return [{"round_id": None, "change": change, "path": path, "reason": reason} for path in sorted(paths)]
+
+
+def last_revision(revision: str) -> str:
+    """Why comments on the last revision (Gerrit's last patch set, a pull request's last commit) make no
+    round: nothing was revised after them, so there is no m_r to learn from."""
+    return f"reviewed revision {revision} is the last one: no revised code after the comments"
+
+
 class ContentReader:
     """Reads file text at commits from git, else through a REST fallback, counting fallbacks.
 
@@ -187,5 +198,5 @@ def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: Con
         try:
             rows.append(file_row(rnd, path, comments_by_path[path], content))
         except Dropped as exc:
-            drops.append({"round_id": rnd.round_id, "path": path, "reason": str(exc)})
+            drops.append({"round_id": rnd.round_id, "change": rnd.change, "path": path, "reason": str(exc)})
     return rows

@@ -1,0 +1,2 @@
+/** Small text helpers, one class per change under review. */
+package org.example.textkit;

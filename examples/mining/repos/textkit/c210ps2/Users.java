@@ -1,0 +1,11 @@
+package org.example.textkit;
+
+public final class Users {
+
+    public static boolean sameUser(String login, String other) {
+        if (login == null) {
+            return false;
+        }
+        return login.trim().equals(other.trim());
+    }
+}

@@ -1,0 +1,10 @@
+package org.example.textkit;
+
+import java.util.List;
+
+public final class Inbox {
+
+    public static String latest(List<String> messages) {
+        return messages.get(messages.size() - 1);
+    }
+}

@@ -1,0 +1,21 @@
+package org.example.textkit;
+
+import java.util.Set;
+
+public final class Keywords {
+
+    private final Set<String> keywords;
+
+    public Keywords(Set<String> keywords) {
+        this.keywords = keywords;
+    }
+
+    public boolean isKeyword(String word) {
+        for (String keyword : keywords) {
+            if (keyword.equals(word)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
