@@ -53,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run_end_to_end(forge, rows, work, published))
             print(f"run {k + 1}/{args.repeat}: {runs[-1].seconds:.1f} s", flush=True)
     first = runs[0]
-    assert all(r.matched == first.matched and r.fate == first.fate for r in runs), "runs disagree"
+    for k, other in enumerate(runs[1:], start=2):
+        differ = {i: (first.fate[i], other.fate[i]) for i in first.fate if first.fate[i] != other.fate[i]}
+        if differ or other.matched != first.matched:
+            print(f"run {k} disagrees with run 1: {other.matched} against {first.matched}; rows {differ}")
+            return 1
     print()
     print(first.report(details=args.details))
     print()
