@@ -17,7 +17,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import CREDENTIAL_VARS  # noqa: E402
 from tufano_forge import (  # noqa: E402
-    EXACT, HEADER_LINES, EndToEnd, build_tufano_forge, java_file, marked_range, read_published, read_rows, run_end_to_end, sample,
+    EXACT, HEADER_LINES, EndToEnd, build_tufano_forge, exported_rows, java_file, marked_range, multiset_matches,
+    read_published, read_rows, run_end_to_end, sample, without_src2,
 )
 
 from revmine.preprocess.methods import extract_methods  # noqa: E402
@@ -99,3 +100,24 @@ def test_the_method_in_its_file_is_the_published_method(tufano_dir: Path) -> Non
 ])
 def test_marked_range_is_where_the_markers_were(before: str, marked: str, expected: tuple) -> None:
     assert marked_range(before, marked) == expected
+
+
+def test_export_rows_are_compared_as_multisets_with_src2_when_it_is_there(tmp_path: Path) -> None:
+    folder = tmp_path / "triplets"
+    folder.mkdir()
+    files = {"train": {"src": "a\nb\nb\n", "src1": "x\ny\ny\n", "tgt": "a2\nb2\nb2\n"},
+             "eval": {"src": "", "src1": "", "tgt": ""},
+             "test": {"src": "c\n", "src1": "z\n", "tgt": "c3\n"}}
+    for split, texts in files.items():
+        for name, text in texts.items():
+            (folder / f"{name}-{split}.txt").write_text(text, encoding="utf-8")
+    rows = exported_rows(folder)
+    assert rows == [("a", "x", None, "a2"), ("b", "y", None, "b2"), ("b", "y", None, "b2"), ("c", "z", None, "c3")]
+    # a published row counts once however many copies were exported; (c, z, c9) differs in tgt
+    wanted = [("b", "y", "<START> b <END>", "b2"), ("a", "x", "a", "a2"), ("c", "z", "c", "c9")]
+    assert multiset_matches([without_src2(t) for t in wanted], [without_src2(t) for t in rows]) == 2
+    for split, src2 in (("train", "a\n<START> b <END>\nb\n"), ("eval", ""), ("test", "c\n")):
+        (folder / f"src2-{split}.txt").write_text(src2, encoding="utf-8")
+    rows = exported_rows(folder)
+    assert [r[2] for r in rows] == ["a", "<START> b <END>", "b", "c"]
+    assert multiset_matches(wanted, rows) == 2  # (a, x, a, a2) and one (b, ..., <START> b <END>, b2)

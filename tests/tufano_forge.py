@@ -247,7 +247,7 @@ class EndToEnd:
     seconds: float  # the whole ``revmine run``
     stage_seconds: dict[str, float]
     src2_exported: bool
-    matched: dict[str, int]  # "4 files" (None without src2) and "3 files": published rows rebuilt, as multisets
+    matched: dict[str, int | None]  # "4 files" (None without src2) and "3 files": published rows rebuilt, as multisets
     fate: dict[int, tuple[str, str]]  # row index -> (stage/reason or "exact", detail), traced by provenance
 
     def figure(self, files: str) -> float | None:
@@ -336,25 +336,27 @@ def run_end_to_end(forge: Forge, rows: list[PublishedRow], work: Path,
     if code != 0:
         raise RuntimeError(f"revmine run exited with {code}")
     state = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    exported = _exported_rows(out / "dataset" / "opennmt" / "triplets")
-    src2 = exported is not None and all(row[2] is not None for row in exported)
+    folder = out / "dataset" / "opennmt" / "triplets"
+    exported = exported_rows(folder)
+    src2 = all((folder / f"src2-{split}.txt").exists() for split in SPLIT_NAMES)
     wanted = [tuple(published[name][r.index] for name in FILES) for r in rows]
-    matched = {"3 files": _multiset_matches([_three(t) for t in wanted], [_three(t) for t in exported or []]),
-               "4 files": _multiset_matches(wanted, exported) if src2 else None}
+    matched = {"3 files": multiset_matches([without_src2(t) for t in wanted], [without_src2(t) for t in exported or []]),
+               "4 files": multiset_matches(wanted, exported) if src2 else None}
     return EndToEnd(rows, out, seconds, {k: state[k]["seconds"] for k in STAGES if k in state}, src2, matched,
                     trace(rows, out, published))
 
 
-def _three(row: tuple) -> tuple:
+def without_src2(row: tuple) -> tuple:
+    """A (src, src1, src2, tgt) row as the 3-file figure compares it."""
     return row[0], row[1], row[3]
 
 
-def _multiset_matches(wanted: list[tuple], got: list[tuple]) -> int:
+def multiset_matches(wanted: list[tuple], got: list[tuple]) -> int:
     have = Counter(got)
     return sum(min(n, have[t]) for t, n in Counter(wanted).items())
 
 
-def _exported_rows(folder: Path) -> list[tuple] | None:
+def exported_rows(folder: Path) -> list[tuple] | None:
     """The export's triplets as (src, src1, src2 or None, tgt) over all splits; None if there is no export."""
     rows: list[tuple] = []
     if not folder.is_dir():
