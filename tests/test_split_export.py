@@ -223,7 +223,8 @@ def test_export_loads_with_expected_sizes_and_columns(tmp_path, filtered):
             assert {len(v) for v in lines.values()} == {table.num_rows}
             assert lines["src"] == table.column("m_s_abstract").to_pylist()
             if kind == "triplet":  # the 2-encoder input, named as in the replication package
-                assert lines["src2"] == table.column("m_s_marked").to_pylist()
+                # each line ends with one space, as every line of the package's src2-test.txt does
+                assert lines["src2"] == [m + " " for m in table.column("m_s_marked").to_pylist()]
                 assert all("<START>" in line for line in lines["src2"])
             jsonl = [json.loads(line) for line in (out / f"jsonl/{config}/{name}.jsonl").read_text().splitlines()]
             assert [r["id"] for r in jsonl] == table.column("id").to_pylist()

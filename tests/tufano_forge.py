@@ -424,8 +424,9 @@ def trace(rows: list[PublishedRow], out: Path, published: dict[str, list[str]]) 
             fate[row.index] = ("split/missing", "kept by the filters, in no split and not dropped")
         else:
             got = exported[cid]
+            # the columns' tokens (the files themselves are compared byte for byte by the multiset figure)
             differ = [name for name in FILES if COLUMNS[name] in got
-                      and " ".join((got[COLUMNS[name]] or "").split()) != published[name][row.index]]
+                      and (got[COLUMNS[name]] or "").split() != published[name][row.index].split()]
             fate[row.index] = (f"export/{'+'.join(differ)} differ" if differ else EXACT,
                                "; ".join(f"{n}: got {got[COLUMNS[n]]!r}, published {published[n][row.index]!r}"
                                          for n in differ))

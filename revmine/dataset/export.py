@@ -26,7 +26,9 @@ OpenNMT files follow the replication package of Tufano et al. (ICSE 2021): line 
 is example i; ``src`` is the abstracted m_s, ``tgt`` the abstracted m_r and, for triplets, ``src1`` the
 cleaned and abstracted comment and ``src2`` the abstracted m_s with ``<START>``/``<END>`` around the
 commented code (the 2-encoder model reads ``src1`` and ``src2``). Texts are flattened to one line (any
-line break, including U+2028, becomes a space).
+line break, including U+2028, becomes a space). ``src2`` lines end with one space, as every line of the
+package's ``src2`` files does, so the files are byte-identical to the package's (OpenNMT splits on
+whitespace, so the space changes nothing for a model).
 """
 
 from __future__ import annotations
@@ -187,12 +189,17 @@ def _write_part(out: Path, config: str, kind: str, name: str, part: pa.Table, fo
         written.append(write_table(part, out / _data_file("parquet", config, name), DATASET_SCHEMA))
     if "opennmt" in formats:
         for prefix, column in OPENNMT_FILES[kind].items():
-            lines = (_one_line(text) for text in part.column(column).to_pylist())
+            end = OPENNMT_LINE_END.get(prefix, "")
+            lines = (_one_line(text) + end for text in part.column(column).to_pylist())
             written.append(_write_lines(out / "opennmt" / config / f"{prefix}-{name}.txt", lines))
     if "jsonl" in formats:
         lines = (_json_line(row) for row in part.to_pylist())
         written.append(_write_lines(out / _data_file("jsonl", config, name), lines))
     return [str(path.relative_to(out)) for path in written]
+
+
+#: what the replication package puts at the end of each line of a file, where it is not nothing
+OPENNMT_LINE_END = {"src2": " "}
 
 
 def _data_file(fmt: str, config: str, split: str) -> str:

@@ -28,7 +28,7 @@ Three kinds of rule:
 
 Matching is done on the prose: fenced blocks, inline code and URLs are taken out first (a comment
 holding code or a GitHub ``suggestion`` block is never "empty" or a bare approval). Words are the runs
-of word characters in any script; stop words come from ``revmine/data/stopwords.txt``; one-letter words and contraction
+of word characters in any script; stop words are :func:`revmine.stopwords.default_stopwords`; one-letter words and contraction
 fragments ("don", "isn") are not content.
 """
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..preprocess.comments import default_stopwords
+from ..stopwords import default_stopwords
 
 __all__ = ["RULE_NAMES", "asks_for_change", "categories", "is_noise_by_rules"]
 

@@ -2,11 +2,9 @@
 
 A comment is abstracted with the map of its method pair (:func:`.abstraction.abstract_pair`) so that the
 model sees the same ids in the comment as in the code. The rules were inferred from the replication
-package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is a published list,
-shipped unedited in ``revmine/data/stopwords.txt`` (the 659-word SMART extension of Lingua::EN::StopWordList;
-``revmine/data/STOPWORDS-SOURCE.md`` gives its source and how every candidate list scored). The reference
-keeps 34 words that every SMART-based list drops (``need``, ``please``, ``instead``, ``more``...); no
-published list explains them, so rows containing them differ (``tests/test_comments.py`` has the figure).
+package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is
+:func:`revmine.stopwords.default_stopwords`: a published list shipped unedited plus the 2021 dataset's
+documented exceptions (kept words such as ``need``, ``please``, ``instead``; see that module).
 
 Several steps reproduce quirks of the reference on purpose, because exact agreement is the goal:
 
@@ -27,32 +25,18 @@ words, their case and their punctuation stay, so the text remains readable.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 from typing import Iterable, Mapping
 
+from ..stopwords import default_stopwords
 from .abstraction import default_idioms
 
-__all__ = ["clean_comment", "default_stopwords", "load_stopwords"]
+__all__ = ["clean_comment"]
 
 _URL = re.compile(r"[^\s(]*https?://[^\s()]*")
 _REMOVED = re.compile(r"[.,\"'~]")
 _SPLIT = re.compile(r"([()\[\]{}<>?!:;=\-/*+])")
 _LEADING_DROP = frozenset({":", "-", ">"})
 _TRAILING_DROP = frozenset({"?", "!"})
-
-
-def load_stopwords(lines: Iterable[str]) -> frozenset[str]:
-    """Read a stop list: one word per line, ``#`` starts a comment, matching is on lower case."""
-    words = (line.split("#", 1)[0].strip().lower() for line in lines)
-    return frozenset(word for word in words if word)
-
-
-@lru_cache(maxsize=1)
-def default_stopwords() -> frozenset[str]:
-    """The published stop list nearest to the 2021 dataset's (provenance and comparison in STOPWORDS-SOURCE.md)."""
-    text = resources.files("revmine").joinpath("data/stopwords.txt").read_text(encoding="utf-8")
-    return load_stopwords(text.splitlines())
 
 
 def clean_comment(
