@@ -22,7 +22,8 @@ import statistics
 import time
 from pathlib import Path
 
-from revmine.preprocess.abstraction import _Abstraction, _prepare, abstract_pair, default_idioms
+from revmine.idioms import default_idioms
+from revmine.preprocess.abstraction import _Abstraction, _prepare, abstract_pair
 from revmine.preprocess.javanames import NameSets, collect_names
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "test.csv"

@@ -5,7 +5,7 @@
 Goal (issue 5): 100,000 methods of about 60 tokens in under 2 minutes on 2 cores, with cost growing close
 to linearly. Each size runs in its own process so that its peak memory (``ru_maxrss``) is its own; the
 figure beside it is the growth over the data alone (peak minus the resident size once the corpus is built).
-Time is wall clock and CPU time of :func:`revmine.filters.duplicates.near_duplicate_clusters` (one core;
+Time is wall clock and CPU time of :func:`revmine.near_duplicates.near_duplicate_clusters` (one core;
 CPU time is the steadier figure on a shared machine, and the one growth is computed from).
 
 The corpus imitates abstracted Java (what the filter step compares): keywords, punctuation and idioms
@@ -65,7 +65,7 @@ def rss_mib() -> float:
 
 
 def run_one(n: int, seed: int) -> dict[str, float]:
-    from revmine.filters.duplicates import near_duplicate_clusters
+    from revmine.near_duplicates import near_duplicate_clusters
 
     docs = corpus(n, seed)
     before = rss_mib()

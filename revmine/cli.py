@@ -358,7 +358,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
 
 
 def _add_filter(sub: argparse._SubParsersAction) -> None:
-    from .filters.dataset import PROFILES
+    from .filters.stage import PROFILES
 
     p = sub.add_parser("filter", help="candidates -> kept rows, dropped rows with reasons, filter report",
                        description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, "
@@ -376,7 +376,7 @@ def _add_filter(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_filter(args: argparse.Namespace) -> int:
-    from .filters.dataset import FilterOptions, filter_candidates
+    from .filters.stage import FilterOptions, filter_candidates
 
     options = FilterOptions(max_tokens=args.max_tokens, noise_model=args.noise_model, profile=args.profile,
                             skip=frozenset(s.strip() for s in args.skip.split(",") if s.strip()))

@@ -204,7 +204,7 @@ def _preprocess(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dic
 
 
 def _filter(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, list[Path]]:
-    from .filters.dataset import FilterOptions, filter_candidates
+    from .filters.stage import FilterOptions, filter_candidates
 
     options = FilterOptions(max_tokens=settings.get("max_tokens", 100),
                             noise_model=job.resolve(settings.get("noise_model")),

@@ -1,4 +1,4 @@
-"""The comment stop list, shared by comment cleaning (preprocess) and the noise rules (filters).
+"""The comment stop list, shared by comment cleaning (:mod:`.comments`) and the noise rules (filters).
 
 Two layers, kept apart so that what is published and what is inferred stay visible:
 

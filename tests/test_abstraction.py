@@ -12,18 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from revmine.idioms import default_idioms, load_idioms
+from revmine.metrics.predictions import read_predictions
 from revmine.preprocess.abstraction import (
     Inverse,
     _java_hashmap_order,
     _java_string_hash,
     abstract,
     abstract_pair,
-    default_idioms,
-    load_idioms,
     unabstract,
     unknown_ids,
 )
-from revmine.metrics.predictions import read_predictions
 from revmine.preprocess.javalex import tokenize
 from revmine.preprocess.javanames import NameSets, collect_names
 

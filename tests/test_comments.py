@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from revmine.preprocess.abstraction import abstract_pair
-from revmine.preprocess.comments import clean_comment
+from revmine.comments import clean_comment
 from revmine.stopwords import default_stopwords, published_stopwords
 
 # src1-test.txt rows reproduced token for token. With the published stop list alone

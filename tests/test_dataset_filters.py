@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.errors import InputError
-from revmine.dataset.rows import stable_id
-from revmine.filters.dataset import FilterOptions, filter_candidates
+from revmine.filters.stage import FilterOptions, filter_candidates
+from revmine.rows import stable_id
 from revmine.schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, schema_id
 from revmine.store import write_table
 

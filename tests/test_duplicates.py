@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from revmine.filters.duplicates import (
+from revmine.near_duplicates import (
     NearDuplicateConfig, UnionFind, jaccard, max_difference, near_duplicate_clusters,
 )
 

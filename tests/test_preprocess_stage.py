@@ -13,9 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.errors import InputError
-from revmine.preprocess.abstraction import abstract_pair, default_idioms
+from revmine.idioms import default_idioms
+from revmine.preprocess.abstraction import abstract_pair
 from revmine.preprocess.candidates import MethodCache, normalise_source, preprocess
-from revmine.preprocess.comments import clean_comment
+from revmine.comments import clean_comment
 from revmine.schema import CANDIDATES_SCHEMA, COMMENT_TYPE, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason, schema_id
 from revmine.store import read_table, write_table
 

@@ -22,8 +22,8 @@ import pytest
 from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SPLITS, SplitOptions, split_dataset
 from revmine.errors import InputError
-from revmine.filters.dataset import FilterOptions, filter_candidates
-from revmine.filters.duplicates import NearDuplicateConfig
+from revmine.filters.stage import FilterOptions, filter_candidates
+from revmine.near_duplicates import NearDuplicateConfig
 from revmine.schema import DATASET_SCHEMA, ROUNDS_SCHEMA
 from revmine.store import write_table
 from test_dataset_filters import candidate, table_of

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.cli import main
+from revmine.filter_report import PROFILE_KEY
 from revmine.filters import classifier, tufano2021
-from revmine.filters.dataset import FilterOptions, filter_candidates
-from revmine.filters.report import PROFILE_KEY
+from revmine.filters.stage import FilterOptions, filter_candidates
 from revmine.schema import CANDIDATES_SCHEMA
 from revmine.store import write_table
 from test_dataset_filters import candidate, dropped_by, table_of

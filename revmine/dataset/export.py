@@ -1,6 +1,6 @@
 """``revmine export``: the splits -> the formats people train with, and a dataset card.
 
-Output directory (written into a staged directory that replaces it whole, :mod:`.staging`, so no file of
+Output directory (written into a staged directory that replaces it whole, :mod:`revmine.staging`, so no file of
 an earlier export survives; the same splits give byte-identical files)::
 
     README.md                                      dataset card: YAML header (configs, splits) + documentation
@@ -44,13 +44,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..filters.report import report_markdown
+from ..filter_report import report_markdown
+from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
+from ..staging import staged_directory
 from ..store import atomic_path, read_table, write_table, write_text
 from ..textio import read_lines
-from .rows import KINDS, PAIR, TRIPLET
 from .split import SPLITS, SUMMARY_FILE
-from .staging import staged_directory
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
 

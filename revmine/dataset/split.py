@@ -16,17 +16,17 @@ any size. With ``project`` and ``time`` a cluster may still span splits: it is k
 member is (train before eval before test) and its members elsewhere are dropped as
 ``cross_split_near_duplicate``. Within a split, one row per duplicate group is kept (the smallest id; a
 group is the pairs of a cluster, or the triplets of a cluster with an identical cleaned comment:
-:func:`.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
+:func:`revmine.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
 already did it). Triplets with near-identical code but different comments are all kept, in one split.
 Dropped rows go to ``dropped.parquet`` with the reason, a summary to ``split.json``.
 
 The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
 work too (ids are then computed here). Either way the split does not take the clusters on trust: it runs
-the exact near-duplicate join (:mod:`revmine.filters.duplicates`) over its rows and merges what it finds
+the exact near-duplicate join (:mod:`revmine.near_duplicates`) over its rows and merges what it finds
 with the given clusters, so no near-duplicate pair can straddle two splits whatever produced the input (an
 older revmine clustered with MinHash LSH, which missed a few pairs). Merged clusters keep the smallest given
 cluster id. The five files are written into a staged directory that replaces ``out_dir`` whole
-(:mod:`.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
+(:mod:`revmine.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
 """
 
 from __future__ import annotations
@@ -41,16 +41,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..filters.duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
-from ..schema import (
-    DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
-)
-from ..store import read_table, write_json, write_table
-from .rows import (
+from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
+from ..rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
-from .staging import staged_directory
+from ..schema import (
+    DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
+)
+from ..staging import staged_directory
+from ..store import read_table, write_json, write_table
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 

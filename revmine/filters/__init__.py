@@ -1,1 +1,1 @@
-"""Filters between candidates and the dataset: noise-comment rules and classifier, dataset filters, near-duplicates."""
+"""Filters between candidates and the dataset: noise-comment rules and classifier, the filter stage."""

@@ -38,7 +38,7 @@ What it runs on (the notebook shows the variables, not how they were made; these
   rule for "thank" that misses "Thanks" would be no rule.
 * ``comment_size`` is ``len(comment.split())``: whitespace tokens, punctuation included (``"ok."`` is one).
 * ``comment_with_no_stopwords`` is the comment as the dataset's cleaning leaves it
-  (:func:`revmine.preprocess.comments.clean_comment` without an abstraction map: URLs, backticks and
+  (:func:`revmine.comments.clean_comment` without an abstraction map: URLs, backticks and
   ``.,"'~`` out, stop words of ``revmine/data/stopwords.txt`` out, the stop list that reproduces the
   authors' ``src1`` lines). "No content" means that is empty.
 
@@ -66,7 +66,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..preprocess.comments import clean_comment
+from ..comments import clean_comment
 
 __all__ = ["BRANCHES", "NAME", "Branch", "decide", "is_noise"]
 

@@ -33,11 +33,10 @@ selected part of a line), and its markers sit between tokens, so:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Union
 
+from ..idioms import default_idioms
 from .javalex import CHAR, FLOAT, IDENT, INT, KEYWORD, STRING, Token, tokenize
 from .javanames import NameSets, collect_names
 
@@ -46,8 +45,6 @@ __all__ = [
     "AbstractedPair",
     "abstract",
     "abstract_pair",
-    "default_idioms",
-    "load_idioms",
     "unabstract",
     "unknown_ids",
 ]
@@ -119,23 +116,6 @@ class AbstractedPair:
         else:
             first = last = next((k for k, unit in enumerate(self.units) if unit.start >= end), len(texts))
         return " ".join(texts[:first] + [START_MARK] + texts[first:last] + [END_MARK] + texts[last:])
-
-
-def load_idioms(path_or_lines: str | Iterable[str]) -> frozenset[str]:
-    """Read an idiom list (one per line; blank lines ignored) from a path or from lines already read."""
-    if isinstance(path_or_lines, str):
-        with open(path_or_lines, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    else:
-        lines = list(path_or_lines)
-    return frozenset(line.strip() for line in lines if line.strip())
-
-
-@lru_cache(maxsize=1)
-def default_idioms() -> frozenset[str]:
-    """The 300-line idiom list of the 2021 dataset, shipped as ``revmine/data/idioms.txt``."""
-    text = resources.files("revmine").joinpath("data/idioms.txt").read_text(encoding="utf-8")
-    return load_idioms(text.splitlines())
 
 
 def abstract(code: str, idioms: Iterable[str] | None = None) -> Abstracted:

@@ -15,7 +15,7 @@ size, not the input. Per file:
 4. A *triplet* is written for every linked comment whose method still exists after the round (also when
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
    text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
-   the pair's map (:func:`.comments.clean_comment`).
+   the pair's map (:func:`revmine.comments.clean_comment`).
 5. A triplet's ``m_s_marked`` is the 2-encoder input (``src2`` of the 2021 package): ``m_s_abstract`` with
    ``<START>``/``<END>`` around the tokens its comment's range touches (:meth:`.abstraction.AbstractedPair.marked`).
    The range is the comment's own (several comments on one method: each triplet has its marks): Gerrit's
@@ -45,13 +45,14 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import pyarrow as pa
 from tqdm import tqdm
 
+from ..comments import clean_comment
 from ..engine import open_engine
 from ..errors import InputError
+from ..idioms import default_idioms, load_idioms
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
 from ..store import AtomicParquetWriter, Parts
 from ..textio import read_lines
-from .abstraction import AbstractedPair, abstract_pair, default_idioms, load_idioms
-from .comments import clean_comment
+from .abstraction import AbstractedPair, abstract_pair
 from .linking import Link, comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
 

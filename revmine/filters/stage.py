@@ -28,23 +28,23 @@ classifier was not published, no classifier unless ``noise_model`` is given. The
 else: every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
 in the Markdown report, and each dropped comment's ``detail`` names the rule that removed it.
 
-The report (:mod:`.report`) also counts the comments the preprocess stage dropped, when its
+The report (:mod:`revmine.filter_report`) also counts the comments the preprocess stage dropped, when its
 ``dropped.parquet`` is given or found beside the candidates; they are not copied to this stage's
 ``dropped.parquet``: the preprocess one already lists them.
 
-Near-duplicates (:mod:`.duplicates`, an exact join) are clustered over both kinds at once, on the abstracted
-m_s and m_r by default (CodeNet's criterion, transitively). The cluster is the unit of leakage: its id goes
-with every row to the split, so near-duplicate code (a pair and a triplet of one change, two triplets with
-the same code) always lands in one split. Which rows of a cluster are *duplicates* depends on the kind
-(:func:`revmine.dataset.rows.duplicate_key`): a pair duplicates the other pairs of its cluster; a triplet
-duplicates the triplets of its cluster whose cleaned comment (``comment_abstract``) is identical token for
-token. Two triplets with near-identical code but different comments are two examples (the 2021 dataset
-keeps both) and both stay. One row per duplicate group is kept (the smallest id).
+Near-duplicates (:mod:`revmine.near_duplicates`, an exact join) are clustered over both kinds at once, on the
+abstracted m_s and m_r by default (CodeNet's criterion, transitively). The cluster is the unit of leakage: its
+id goes with every row to the split, so near-duplicate code (a pair and a triplet of one change, two triplets
+with the same code) always lands in one split. Which rows of a cluster are *duplicates* depends on the kind
+(:func:`revmine.rows.duplicate_key`): a pair duplicates the other pairs of its cluster; a triplet duplicates
+the triplets of its cluster whose cleaned comment (``comment_abstract``) is identical token for token. Two
+triplets with near-identical code but different comments are two examples (the 2021 dataset keeps both) and
+both stay. One row per duplicate group is kept (the smallest id).
 
-Each row gets a stable ``id`` (:func:`revmine.dataset.rows.stable_id`, a hash of its provenance) so that the
+Each row gets a stable ``id`` (:func:`revmine.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
 not depend on row order. The whole candidate table is held in memory, tokenised once. The four output files
-are written into a staged directory that replaces ``out_dir`` whole (:mod:`revmine.dataset.staging`).
+are written into a staged directory that replaces ``out_dir`` whole (:mod:`revmine.staging`).
 """
 
 from __future__ import annotations
@@ -58,17 +58,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..dataset.rows import (
+from ..errors import InputError
+from ..filter_report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
+from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from ..rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
-from ..dataset.staging import staged_directory
-from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
+from ..staging import staged_directory
 from ..store import write_table, write_text
 from . import tufano2021
-from .duplicates import NearDuplicateConfig, near_duplicate_clusters
-from .report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
 
 __all__ = [
     "FILTERS", "PROFILES", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",

@@ -15,9 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
-from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
-from ..store import read_table
+from .errors import InputError
+from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
+from .store import read_table
 
 __all__ = [
     "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "TRIPLET", "CandidateRows", "cluster_names",

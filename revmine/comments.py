@@ -1,7 +1,10 @@
 """Clean and abstract reviewer comments the way the ICSE 2021 dataset made ``src1-test.txt``.
 
-A comment is abstracted with the map of its method pair (:func:`.abstraction.abstract_pair`) so that the
-model sees the same ids in the comment as in the code. The rules were inferred from the replication
+The preprocess stage writes the result as ``comment_abstract``; the ``tufano2021`` noise rules (filters) run
+the same cleaning to tell whether anything is left of a comment, so it lives apart from both.
+
+A comment is abstracted with the map of its method pair (:func:`revmine.preprocess.abstraction.abstract_pair`)
+so that the model sees the same ids in the comment as in the code. The rules were inferred from the replication
 package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is
 :func:`revmine.stopwords.default_stopwords`: a published list shipped unedited plus the 2021 dataset's
 documented exceptions (kept words such as ``need``, ``please``, ``instead``; see that module).
@@ -27,8 +30,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
-from ..stopwords import default_stopwords
-from .abstraction import default_idioms
+from .idioms import default_idioms
+from .stopwords import default_stopwords
 
 __all__ = ["clean_comment"]
 

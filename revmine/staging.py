@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..errors import InputError
+from .errors import InputError
 
 __all__ = ["staged_directory"]
 

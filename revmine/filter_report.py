@@ -15,9 +15,9 @@ from typing import Any, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dataset.rows import KINDS, PAIR, TRIPLET
-from ..schema import DROPPED_NAME, DROPPED_VERSION, FILTER_REPORT_SCHEMA, DropReason
-from ..store import read_table
+from .rows import KINDS, PAIR, TRIPLET
+from .schema import DROPPED_NAME, DROPPED_VERSION, FILTER_REPORT_SCHEMA, DropReason
+from .store import read_table
 
 __all__ = ["PROFILE_KEY", "build_report", "preprocess_comments", "report_markdown"]
 
