@@ -1,1 +1,1 @@
-"""Preprocessing: Java methods, src2abs-exact abstraction, and reviewer comments."""
+"""Preprocessing: Java methods (Lizard), src2abs-exact abstraction, comment-to-method links, the candidates stage."""
