@@ -1,5 +1,6 @@
 """The filter report: rows removed per filter, kind and source, as a long table and as the paper's
-"Filters" table in Markdown (the dataset card nests the same Markdown).
+"Filters" table in Markdown. The filter stage builds it and the export nests its Markdown in the dataset
+card, so it lives beside the stages rather than in either.
 
 Comments that never became candidates are in the preprocess stage's ``dropped.parquet``; when it is given
 (or found beside the candidates) they are counted too, under ``author_comment``, ``not_linked`` or

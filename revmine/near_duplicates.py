@@ -34,6 +34,9 @@ the first is indexed. A candidate pair already in one cluster is not verified ag
 change the clusters; :attr:`Clusters.pairs` therefore holds the verified edges that built the clusters
 (a spanning set), each with its exact indices, not every near-duplicate pair. Verified pairs are merged
 with union-find (transitive closure: a chain of near-duplicates is one cluster).
+
+The filter stage clusters with it, and the split runs it again over its input so that no pair can straddle
+two splits whatever produced that input; so it lives beside the stages rather than in either.
 """
 
 from __future__ import annotations
