@@ -327,7 +327,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
     data = classifier.read_labelled(args.labels)
     model = classifier.load(args.noise_model) if args.noise_model else classifier.default_model()
     by_rules = classifier.rules_noise(data.texts)
-    kept = {"keyword rules": ~by_rules,
+    kept = {"dropping keyword rules": ~by_rules,
             f"rules + {'model ' + args.noise_model.name if args.noise_model else 'default model'}":
                 ~by_rules & model.predict(data.texts)}
     if args.cv:

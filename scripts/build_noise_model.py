@@ -1,8 +1,9 @@
 """Rebuild the shipped default noise model, revmine/data/noise_model.npz, byte for byte.
 
-Inputs: the 2021 test split in ../shared/fixtures/tufano2021/test.csv (real comments; read at build time,
-never copied), the rows of it hand-labelled noise (revmine/data/tufano2021_test_noise.csv) and the
-project's synthetic noise (revmine/data/review_comments_labelled.csv). What is learnt from what, and the
+Inputs: the 2021 test split in ../shared/fixtures/tufano2021/test.csv (real comments, learnt as change
+requests; read at build time, never copied) but the rows of it hand-labelled noise
+(revmine/data/tufano2021_test_noise.csv; learnt as neither class), and the project's synthetic noise
+(revmine/data/review_comments_labelled.csv). What is learnt from what, and the
 figures that chose the model and its threshold: revmine/data/LABELLING.md. The fit is seeded and the
 file is written without timestamps or compression, so the same inputs give the same bytes
 (``--check`` verifies the shipped file instead of writing it).

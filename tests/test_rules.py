@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from revmine.filters.rules import RULE_NAMES, asks_for_change, categories, is_noise_by_rules
+from revmine.filters.rules import (DROPPING_RULES, RULE_NAMES, asks_for_change, categories, drops,
+                                   is_noise_by_rules)
 
 TRIPS = [
     ("empty_after_stopwords", "?"),
@@ -102,6 +103,21 @@ def test_rule_trips_on_made_comment(rule: str, text: str) -> None:
 def test_rules_stay_silent_on_change_requests(text: str) -> None:
     assert categories(text) == []
     assert not is_noise_by_rules(text)
+
+
+@pytest.mark.parametrize("text", RELEVANT)
+def test_no_rule_drops_a_change_request(text: str) -> None:
+    assert not drops(text)
+
+
+def test_only_the_clear_rules_drop_a_comment_by_themselves() -> None:
+    assert DROPPING_RULES < set(RULE_NAMES)
+    # the wording says it all: dropped before the classifier
+    assert all(drops(text) for text in ("Done", "LGTM", "Thanks!", "+1", "Same as above."))
+    # topic remarks trip their rule but are left to the classifier, which has the rule as a feature
+    for rule, text in (("formatting", "nit: trailing whitespace"), ("pr_organisation", "Please squash the commits."),
+                       ("documentation", "Missing Javadoc.")):
+        assert rule in categories(text) and is_noise_by_rules(text) and not drops(text)
 
 
 def test_categories_follow_rule_order() -> None:

@@ -9,7 +9,9 @@ noise and stay silent on a comment that asks for a change, because a removed rel
 for good while a missed noise comment can still be caught by the classifier
 (:mod:`revmine.filters.classifier`), which uses these categories as features.
 On the 1,719 published comments of the 2021 test split (every one kept by the authors' filter) the rules
-drop 36, of which 31 are hand-labelled noise (``revmine/data/LABELLING.md``).
+fire on 36, of which 31 are hand-labelled noise (``revmine/data/LABELLING.md``); only the rules of
+:data:`DROPPING_RULES` remove a comment by themselves in the default filter (13 published comments, 12
+labelled noise), the others are features of the classifier.
 
 Three kinds of rule:
 
@@ -39,7 +41,7 @@ from typing import Callable
 
 from ..stopwords import default_stopwords
 
-__all__ = ["RULE_NAMES", "asks_for_change", "categories", "is_noise_by_rules"]
+__all__ = ["DROPPING_RULES", "RULE_NAMES", "asks_for_change", "categories", "drops", "is_noise_by_rules"]
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
@@ -313,6 +315,15 @@ _RULES: dict[str, Callable[[str, str], bool]] = {
 
 #: Rule names in a fixed order (the classifier's binary features follow it).
 RULE_NAMES: tuple[str, ...] = tuple(_RULES)
+#: The rules that remove a comment by themselves in the default filter: noise whose wording says it all
+#: (approvals, acknowledgements, thanks, "+1", short answers, bare pointers and links, no content words).
+#: The topic rules (formatting, tests, documentation, PR organisation) and ``clarification`` / ``for_now``
+#: only feed the classifier: on the 2021 test split they would drop 23 more published comments (4 of
+#: them change requests, the rest noise the 2021 filter kept), more than the 1.5% of published comments
+#: the filter may lose; the model, which sees the same rules as features, still removes 96% of the
+#: synthetic formatting remarks out-of-fold (``revmine/data/LABELLING.md``).
+DROPPING_RULES: frozenset[str] = frozenset({"empty_after_stopwords", "approval", "acknowledgement", "thanks",
+                                            "plus_one", "short_answer", "reference", "link"})
 
 
 def categories(text: str) -> list[str]:
@@ -324,6 +335,11 @@ def categories(text: str) -> list[str]:
 def is_noise_by_rules(text: str) -> bool:
     """True when any keyword rule says the comment asks for no change to the method."""
     return bool(categories(text))
+
+
+def drops(text: str) -> bool:
+    """True when a rule of :data:`DROPPING_RULES` fires: the default filter removes the comment unseen."""
+    return not DROPPING_RULES.isdisjoint(categories(text))
 
 
 def asks_for_change(text: str) -> bool:

@@ -241,7 +241,8 @@ def noise_reasons(texts: Sequence[str], options: FilterOptions) -> list[str | No
 
 
 def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
-    """Noise = the keyword rules say so or the classifier does not find the comment relevant."""
+    """Noise = a dropping keyword rule (:data:`.rules.DROPPING_RULES`) says so or the classifier does not
+    find the comment relevant (the other rules weigh in as the classifier's features)."""
     try:
         from . import classifier, rules
         model = classifier.load(model_path) if model_path is not None else classifier.default_model()
@@ -250,7 +251,7 @@ def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
                            "give FilterOptions(is_noise=...) or skip the 'noise' filter") from exc
 
     def is_noise(texts: Sequence[str]) -> np.ndarray:
-        by_rules = np.fromiter((rules.is_noise_by_rules(t) for t in texts), dtype=bool, count=len(texts))
+        by_rules = np.fromiter((rules.drops(t) for t in texts), dtype=bool, count=len(texts))
         relevant = np.asarray(classifier.predict(model, list(texts)), dtype=bool)
         return by_rules | ~relevant
     return is_noise
