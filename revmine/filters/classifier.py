@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import math
 import re
 import warnings
@@ -53,7 +52,7 @@ from sklearn.tree import DecisionTreeClassifier
 from ..cache import cache_dir
 from ..errors import InputError
 from ..store import atomic_path
-from ..textio import read_lines
+from ..textio import read_jsonl, read_lines
 from . import rules
 
 __all__ = [
@@ -285,14 +284,8 @@ def _read_csv(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
 
 def _read_jsonl(lines: list[str], path: str | Path) -> list[tuple[str, bool]]:
     rows = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON: {exc.msg}", line=number) from exc
-        if not isinstance(record, dict) or "text" not in record or "label" not in record:
+    for number, record in read_jsonl(Path(path), lines):
+        if "text" not in record or "label" not in record:
             raise InputError(path, "expected an object with keys text and label", line=number)
         rows.append((_text(record["text"], path, number), _label(record["label"], path, number)))
     return rows
