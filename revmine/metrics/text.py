@@ -21,8 +21,11 @@ depends on one side only once per distinct string — for ROUGE the tokens (roug
 recall over ``max(count, 1)`` as rouge-score's scorer computes them, then its public ``scoring.fmeasure``;
 ROUGE-L's LCS length by rapidfuzz's ``LCSseq`` on token ids, an integer equal to rouge-score's table.
 rouge-score's public API has no step between tokenising and scoring a pair (``RougeScorer.score``
-re-tokenises both sides and rebuilds both n-gram tables every call), so the n-gram step is our own
-(a ``Counter`` of tuples, a few lines); tests check the values against ``RougeScorer.score``. For chrF the
+rebuilds both n-gram tables, and ROUGE-L's LCS table, at every call), so the n-gram counting is our own
+(a ``Counter`` of tuples, a few lines): on the 1-encoder k=10 fixture, ``RougeScorer(tokenizer=...)``
+with a memoising tokenizer, called once per distinct pair, took 1.3-1.5x the CPU time for ROUGE-1/2 and
+9x for ROUGE-L (same values; best of 3). Tests check every value, bit for bit, against
+``RougeScorer.score``. For chrF the
 reference's and hypothesis's n-gram counts (sacrebleu's ``_extract_reference_info`` and n-gram helpers,
 then its ``_get_match_statistics`` and ``_compute_score_from_stats``), for TER the tercom tokenisation
 (see ``Ter``: TER's time is its shift search, which only more processes help).
