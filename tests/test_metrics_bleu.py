@@ -14,8 +14,9 @@ import sacrebleu
 from nltk.translate import bleu_score as nltk_bleu
 from sacrebleu.metrics import BLEU as SacreBLEU
 
-import revmine.metrics.bleu as bleu_module
-from revmine.metrics.bleu import BLEU, BLEUCC, BLEUMoses, BLEUNorm, bleu_statistics, intern_tokens
+import revmine.metrics.tokens as tokens_module
+from revmine.metrics.bleu import BLEU, BLEUCC, BLEUMoses, BLEUNorm, bleu_statistics
+from revmine.metrics.tokens import intern_tokens
 from revmine.metrics.predictions import read_predictions
 
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # its "enable effective_order" advice
@@ -191,7 +192,7 @@ def test_intern_tokens_splits_like_str_split_and_survives_collisions(monkeypatch
 
     check()
     # every hash collides (all powers 0: the hash is the token length): the comparison must catch it
-    monkeypatch.setattr(bleu_module, "_powers", lambda n: (np.zeros(n, np.uint64), np.zeros(n, np.uint64)))
+    monkeypatch.setattr(tokens_module, "_powers", lambda n: (np.zeros(n, np.uint64), np.zeros(n, np.uint64)))
     check()
 
 

@@ -24,6 +24,7 @@ from rapidfuzz.distance import Levenshtein as RapidfuzzLevenshtein
 from revmine.metrics import _levenshtein, edit
 from revmine.metrics.edit import SED, Levenshtein, LevenshteinSimilarity
 from revmine.metrics.predictions import read_predictions
+from revmine.metrics.score import score_columns
 
 needs_numba = pytest.mark.skipif(not _levenshtein.AVAILABLE, reason="numba is not installed")
 
@@ -170,7 +171,6 @@ def test_fixture_equals_rapidfuzz(tufano_dir: Path):
     hyps, refs = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").flat()
     assert len(hyps) == 17190
     check(hyps, refs)
-    edit.clear_cache()
     assert Levenshtein().sentence_scores(hyps, refs).tolist() == expected(hyps, refs)
 
 
@@ -206,31 +206,31 @@ def test_metrics_agree_with_and_without_the_kernel(monkeypatch, pairs):
     hyps, refs = hyps * 2, refs * 2  # above NUMBA_MIN_PAIRS
     assert len(hyps) >= edit.NUMBA_MIN_PAIRS
     metrics = [Levenshtein(), LevenshteinSimilarity(), SED("ref"), SED("max")]
-    edit.clear_cache()
     kernel = [m.sentence_scores(hyps, refs) for m in metrics]
-    edit.clear_cache()
     monkeypatch.setattr(_levenshtein, "AVAILABLE", False)
     fallback = [m.sentence_scores(hyps, refs) for m in metrics]
     for a, b in zip(kernel, fallback):
         np.testing.assert_array_equal(a, b)
 
 
-def test_one_computation_for_the_edit_metrics_in_a_row(monkeypatch, pairs):
+def test_the_score_stage_computes_the_edit_statistics_once_per_tokeniser(monkeypatch, pairs):
+    """The stage passes one computation to every edit metric of a tokeniser; each value equals the
+    metric's own; a metric called alone computes its own (no cache between calls)."""
     hyps, refs = pairs
+    metrics = [Levenshtein(), SED("ref"), Levenshtein("char"), LevenshteinSimilarity(), SED("max"),
+               SED("max", tokenize="char")]
+    alone = [m.sentence_scores(hyps, refs) for m in metrics]
     calls = []
-    real = edit._token_statistics
-    monkeypatch.setattr(edit, "_token_statistics", lambda h, r: calls.append(1) or real(h, r))
-    edit.clear_cache()
-    distance = Levenshtein().sentence_scores(hyps, refs)
-    distance[:] = -1  # the caller owns its array: the cached one is not changed
-    LevenshteinSimilarity().sentence_scores(hyps, refs)
-    sed = SED("ref").sentence_scores(list(hyps), list(refs))  # equal lists, other objects
-    assert len(calls) == 1
-    assert Levenshtein().sentence_scores(hyps, refs).tolist() == expected(hyps, refs)
-    Levenshtein("char").sentence_scores(hyps, refs)  # another tokenizer: not the cached result
-    assert len(calls) == 1
-    changed = list(hyps)
-    changed[0] = refs[0]
-    assert Levenshtein().sentence_scores(changed, refs)[0] == 0  # other contents: computed again
-    assert len(calls) == 2
-    np.testing.assert_array_equal(SED("ref").sentence_scores(hyps, refs), sed)
+    real = edit.edit_statistics
+    monkeypatch.setattr(edit, "edit_statistics", lambda h, r, tok: calls.append(tok) or real(h, r, tok))
+    columns = score_columns(metrics, hyps, refs)
+    assert calls == ["space", "char"]  # once per tokeniser
+    for got, want in zip(columns, alone):
+        assert got.tobytes() == want.tobytes()
+    assert columns[0].tolist() == expected(hyps, refs)
+    columns[0][:] = -1  # the caller owns its array: the other metrics' values are not changed
+    assert columns[1].tobytes() == alone[1].tobytes()
+    calls.clear()
+    Levenshtein().sentence_scores(hyps, refs)
+    Levenshtein().sentence_scores(hyps, refs)
+    assert calls == ["space", "space"]

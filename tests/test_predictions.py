@@ -104,7 +104,10 @@ def test_jsonl_errors_name_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"q\.jsonl:2 \[ref\]: expected a string"):
         read_predictions(path)
     path = _write(tmp_path / "r.jsonl", '{"pred": "a", "ref": "a"}\n{"pred": "a", "ref"\n')
-    with pytest.raises(InputError, match=r"r\.jsonl:2: invalid JSON"):
+    with pytest.raises(InputError, match=r"r\.jsonl:2: not valid JSON"):
+        read_predictions(path)
+    path = _write(tmp_path / "s.jsonl", '{"pred": "a", "ref": "a"}\n\n  \n["a", "a"]\n')
+    with pytest.raises(InputError, match=r"s\.jsonl:4: expected a JSON object, not list"):  # blank lines count
         read_predictions(path)
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import math
 import re
 import sys
@@ -59,7 +58,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from ..errors import InputError
 from ..store import atomic_path
-from ..textio import read_lines
+from ..textio import read_jsonl, read_lines
 from . import rules
 
 __all__ = [
@@ -522,14 +521,8 @@ def _read_csv(lines: list[str], path: str | Path) -> list[_Row]:
 
 def _read_jsonl(lines: list[str], path: str | Path) -> list[_Row]:
     rows = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON: {exc.msg}", line=number) from exc
-        if not isinstance(record, dict) or "text" not in record or "label" not in record:
+    for number, record in read_jsonl(Path(path), lines):
+        if "text" not in record or "label" not in record:
             raise InputError(path, "expected an object with keys text and label", line=number)
         category = record.get("category")
         rows.append((_text(record["text"], path, number), _label(record["label"], path, number),

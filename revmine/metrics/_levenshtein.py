@@ -50,7 +50,8 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
         """Without numba the kernels stay plain Python."""
         return lambda function: function
 
-from .bleu import WHITESPACE, distinct  # WHITESPACE[min(c, 0x3001)]: c is a str.split() separator
+from .base import distinct
+from .tokens import WHITESPACE  # WHITESPACE[min(c, 0x3001)]: c is a str.split() separator
 
 _U64 = np.uint64
 

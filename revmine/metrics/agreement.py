@@ -33,6 +33,7 @@ from scipy import stats
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
 from .base import Metric, check_lengths
+from .score import score_columns
 
 HumanScores = Mapping[str, Sequence[float]] | Sequence[float] | np.ndarray
 
@@ -119,9 +120,9 @@ def agreement(
     check_lengths(predictions, references)
     human = _mean_human(human_scores, len(predictions), rounding, normalise_by_max)
     rows = []
-    for metric in metrics:
+    for metric, values in zip(metrics, score_columns(metrics, predictions, references)):
         flip = distances_as_similarity and not metric.higher_is_better
-        scores = _postprocess(metric.sentence_scores(predictions, references), rounding, normalise_by_max, flip)
+        scores = _postprocess(values, rounding, normalise_by_max, flip)
         ok = ~np.isnan(scores)
         if not ok.all():
             warnings.warn(f"{metric.column}: {int((~ok).sum())} pair(s) without a score left out", stacklevel=2)

@@ -11,6 +11,8 @@ batch are fine as long as they do not change a value). This is what lets the sco
 pairs into contiguous chunks, score the chunks in worker processes and concatenate the results,
 byte-identical to one call (``score_predictions(..., workers=N)``). A metric that cannot promise it sets
 ``parallel_safe = False`` and is always scored in the calling process, on the whole list at once.
+Metrics that share per-pair statistics (the edit distances) derive from ``SharedStatistics``: the score
+stage computes the statistics once and passes them to each, explicitly, with no cache between calls.
 Metrics sent to workers are pickled; one that holds something unpicklable (a WordNet reader, a
 closure) defines ``__getstate__``/``__setstate__`` to rebuild it in the worker.
 """
@@ -18,7 +20,7 @@ closure) defines ``__getstate__``/``__setstate__`` to rebuild it in the worker.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar, Sequence
+from typing import ClassVar, Hashable, Sequence
 
 import numpy as np
 
@@ -68,6 +70,35 @@ class Metric(ABC):
         return f"<{type(self).__name__} {self.signature()}>"
 
 
+class SharedStatistics(Metric):
+    """A metric computed from per-pair statistics that other metrics compute alike, split in two steps as
+    sacrebleu splits its metrics (``_extract_corpus_statistics``, ``_compute_score_from_stats``).
+
+    Metrics whose ``statistics_key`` are equal compute equal statistics from the same pairs (the edit
+    metrics: one Levenshtein distance per pair for four scores). The score stage
+    (:func:`revmine.metrics.score.score_columns`) computes them once per batch with the first such
+    metric's ``statistics`` and hands the result to each one's ``scores_from_statistics``; called on its
+    own, ``sentence_scores`` does both steps. The statistics object is shared, so
+    ``scores_from_statistics`` must not change it and returns an array of its own.
+    """
+
+    @property
+    @abstractmethod
+    def statistics_key(self) -> Hashable:
+        """Equal keys mean equal ``statistics`` on the same pairs."""
+
+    @abstractmethod
+    def statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> object:
+        """The per-pair statistics of a batch (for the contract of ``sentence_scores``: pair by pair)."""
+
+    @abstractmethod
+    def scores_from_statistics(self, statistics: object) -> np.ndarray:
+        """One float per pair from ``statistics`` (which it must not change)."""
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        return self.scores_from_statistics(self.statistics(hypotheses, references))
+
+
 def _fmt(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -79,6 +110,13 @@ def _fmt(value: object) -> str:
 def check_lengths(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+
+
+def distinct(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Index of each string in the list of distinct strings (references repeat k times in a beam)."""
+    seen: dict[str, int] = {}
+    index = np.fromiter((seen.setdefault(s, len(seen)) for s in strings), dtype=np.int64, count=len(strings))
+    return index, list(seen)
 
 
 def distinct_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> tuple[list[tuple[str, str]], np.ndarray]:

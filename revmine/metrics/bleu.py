@@ -24,7 +24,7 @@ Systematic Comparison of Smoothing Techniques for Sentence-Level BLEU" (WMT 2014
   before, it added 1 to the numerator and denominator of *every* order including unigrams; ``nltk2``
   is the current behaviour, ``nltk2-legacy`` the old one (what papers computed with nltk <= 3.5).
 
-Tokenisation: ``tokenize="space"`` splits on whitespace exactly as ``str.split()`` (sacrebleu's
+Tokenisation (``tokens.py``): ``tokenize="space"`` splits on whitespace exactly as ``str.split()`` (sacrebleu's
 ``tokenize='none'``); ``tokenize="char"`` takes the raw string as a sequence of characters, spaces
 included, which is what ``nltk.sentence_bleu`` computes when handed strings instead of token lists.
 Tufano et al. (ICSE 2021) did exactly that: their published BLEU-4 box plots are ``BLEU(tokenize="char",
@@ -45,7 +45,8 @@ Natural-language variants used in commit-message and code-comment generation:
   *not* nltk's method 2, legacy or not (different brevity penalty, tokenisation and short-sentence rule).
 
 Speed: sentences are scored in batches without Python loops over tokens. Tokens are mapped to dense
-integer ids with numpy (hash of the code points, verified against the token text, so ids are exact);
+integer ids with numpy (``tokens.intern_tokens``: hash of the code points, verified against the token
+text, so ids are exact);
 each position's padded n-gram of the highest order is packed with its pair index into one int64 key;
 one sort per batch puts every n-gram of every order next to its equals (an order-n group is a run of
 keys sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over the
@@ -55,15 +56,14 @@ groups, read off a running count. 11-17x sacrebleu's throughput on a busy 2-core
 
 from __future__ import annotations
 
-import re
 import sys
-import xml.sax.saxutils
 from collections import Counter
 from typing import Sequence
 
 import numpy as np
 
-from .base import Metric, check_lengths, memo
+from .base import Metric, check_lengths, distinct, memo
+from .tokens import check_tokenizer, codexglue_tokens, intern_tokens, token_sequence
 
 SACREBLEU_SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 NLTK_SMOOTHING: dict[str, float | None] = {
@@ -73,7 +73,6 @@ NLTK_SMOOTHING: dict[str, float | None] = {
 SMOOTHING_METHODS = (*SACREBLEU_SMOOTHING, *NLTK_SMOOTHING)
 #: each smoothing method's default ``value`` (None: it takes none)
 _DEFAULT_VALUES: dict[str, float | None] = {**SACREBLEU_SMOOTHING, **NLTK_SMOOTHING}
-TOKENIZERS = ("space", "char")
 
 #: pairs scored together: small enough that every temporary array stays in cache, large enough that
 #: numpy's per-call overhead is negligible.
@@ -81,116 +80,8 @@ _CHUNK = 1024
 
 
 # ---------------------------------------------------------------------------------------------------
-# Tokens to dense integer ids
-# ---------------------------------------------------------------------------------------------------
-
-#: ``WHITESPACE[min(c, 0x3001)]``: whether code point c is one ``str.split()`` splits on (``str.isspace``).
-#: None lies above U+3000 (tests/test_metrics_edit.py checks the whole range); the last entry, False,
-#: stands for every code point above. Shared with the compiled edit-distance kernel (``_levenshtein``).
-_LAST_SPACE = 0x3000
-WHITESPACE = np.array([chr(c).isspace() for c in range(_LAST_SPACE + 2)], dtype=np.bool_)
-_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so invertible modulo 2**64
-_SLOT_BITS = 20
-# _BASE ** i and its inverse ** i (mod 2**64), grown on demand
-_POWERS = np.ones(1, dtype=np.uint64)
-_INVERSE_POWERS = np.ones(1, dtype=np.uint64)
-
-
-def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    global _POWERS, _INVERSE_POWERS
-    if n > len(_POWERS):
-        n = max(n, 2 * len(_POWERS))
-        tables = []
-        for base in (_BASE, pow(int(_BASE), -1, 2**64)):
-            factors = np.full(n, base, dtype=np.uint64)
-            factors[0] = 1
-            tables.append(np.cumprod(factors, dtype=np.uint64))  # wraps modulo 2**64
-        _POWERS, _INVERSE_POWERS = tables
-    return _POWERS, _INVERSE_POWERS
-
-
-def _codepoints(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-
-
-def _not_space(cp: np.ndarray) -> np.ndarray:
-    """``not str.isspace()`` per code point; compares for ASCII, the table only for the rare rest."""
-    word = cp > 32
-    odd = np.flatnonzero((cp < 32) | (cp > 127) if cp.max(initial=0) > 127 else cp < 32)
-    word[odd] = ~WHITESPACE[np.minimum(cp[odd], _LAST_SPACE + 1)]
-    return word
-
-
-def _dense(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ids 0..V-1 for distinct hash values, and for each position one position with the same hash.
-
-    A table indexed by 20 bits of the (re-mixed) hash does it in a few linear passes; if two distinct
-    hashes share a slot, sorting does it instead.
-    """
-    positions = np.arange(len(hashes))
-    slot = ((hashes * np.uint64(0xBF58476D1CE4E5B9)) >> np.uint64(64 - _SLOT_BITS)).astype(np.intp)
-    table = np.empty(1 << _SLOT_BITS, dtype=np.uint64)
-    table[slot] = hashes
-    if np.array_equal(table[slot], hashes):
-        owner = np.empty(1 << _SLOT_BITS, dtype=np.int64)
-        owner[slot] = positions
-        rep = owner[slot]
-        owner[slot[rep == positions]] = np.arange(int((rep == positions).sum()))
-        return owner[slot], rep
-    ordered = np.sort(hashes)
-    ids = np.searchsorted(ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])], hashes)
-    owner = np.empty(len(ids), dtype=np.int64)
-    owner[ids] = positions
-    return ids, owner[ids]
-
-
-def intern_tokens(strings: Sequence[str], tokenize: str = "space") -> tuple[np.ndarray, np.ndarray]:
-    """Dense int64 ids of the tokens of all ``strings`` (concatenated), and each string's token count.
-
-    Two tokens get the same id exactly when they are equal (within one call). ``space`` tokens are
-    ``str.split()``'s; ``char`` tokens are the characters. Done with numpy on the code points because a
-    Python loop over ~1M tokens costs more than all of BLEU's counting: a polynomial hash of each token
-    (prefix sums modulo 2**64), numbered by :func:`_dense`, then every token compared character by
-    character with one token of its id, so a hash collision can never merge two tokens (it falls back
-    to a dictionary).
-    """
-    if tokenize == "char":
-        counts = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-        _, ids = np.unique(_codepoints("".join(strings)), return_inverse=True)
-        return ids.astype(np.int64, copy=False), counts
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    cp = _codepoints("\n".join(strings))
-    word = _not_space(cp)
-    edges = np.flatnonzero(np.diff(word, prepend=False, append=False))
-    starts, ends = edges[0::2], edges[1::2]
-    if not len(starts):
-        return np.zeros(0, dtype=np.int64), np.zeros(len(strings), dtype=np.int64)
-    powers, inverse = _powers(len(cp) + 1)
-    prefix = np.zeros(len(cp) + 1, dtype=np.uint64)
-    np.cumsum(cp * powers[:len(cp)], out=prefix[1:])
-    token_len = ends - starts
-    hashes = (prefix[ends] - prefix[starts]) * inverse[starts] + token_len.astype(np.uint64)
-    ids, rep = _dense(hashes)
-    chars = np.flatnonzero(word)
-    if not (np.array_equal(token_len[rep], token_len)
-            and np.array_equal(cp[chars + np.repeat(starts[rep] - starts, token_len)], cp[chars])):
-        vocab: dict[str, int] = {}
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for s in strings for t in s.split()),
-                          dtype=np.int64, count=len(starts))
-    counts = np.diff(np.searchsorted(starts, np.concatenate([[0], np.cumsum(lengths + 1)])))
-    return ids.astype(np.int64, copy=False), counts
-
-
-# ---------------------------------------------------------------------------------------------------
 # Clipped n-gram matches
 # ---------------------------------------------------------------------------------------------------
-
-def distinct(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Index of each string in the list of distinct strings (references repeat k times in a beam)."""
-    seen: dict[str, int] = {}
-    index = np.fromiter((seen.setdefault(s, len(seen)) for s in strings), dtype=np.int64, count=len(strings))
-    return index, list(seen)
-
 
 def _ngram_codes(ids: np.ndarray, counts: np.ndarray, orders: int, bits: int, pad: int) -> np.ndarray:
     """Each position's n-gram of the highest order packed into an int (tokens as id + 2, ``pad`` past
@@ -212,7 +103,7 @@ def _rows(index: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.repeat(offsets[index] - (np.cumsum(n) - n), n) + np.arange(int(n.sum())), n
 
 
-def _python_matches(hyp: list, ref: list, orders: int) -> list[int]:
+def _python_matches(hyp: Sequence[str], ref: Sequence[str], orders: int) -> list[int]:
     """Clipped matches with Counters, for a pair whose vocabulary is too large to pack into int64 keys."""
     out = []
     for n in range(1, orders + 1):
@@ -241,8 +132,7 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize
             half = pairs // 2
             return np.concatenate([_chunk_stats(hyps[:half], refs[:half], orders, tokenize),
                                    _chunk_stats(hyps[half:], refs[half:], orders, tokenize)])
-        cut = str.split if tokenize == "space" else list
-        out[0, 2:] = _python_matches(cut(hyps[0]), cut(refs[0]), orders)
+        out[0, 2:] = _python_matches(token_sequence(hyps[0], tokenize), token_sequence(refs[0], tokenize), orders)
         return out
     hyp_code = _ngram_codes(ids[:split], hyp_counts, orders, bits, pad=0)
     ref_code = _ngram_codes(ids[split:], ref_counts, orders, bits, pad=1)
@@ -274,8 +164,7 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders
     """Per pair ``[hyp_len, ref_len, matches_1, ..., matches_orders]`` (int64), the sufficient statistics
     of BLEU with one reference; the n-gram totals follow from the lengths."""
     check_lengths(hypotheses, references)
-    if tokenize not in TOKENIZERS:
-        raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+    check_tokenizer(tokenize)
     if not len(hypotheses):
         return np.zeros((0, orders + 2), dtype=np.int64)
     return np.concatenate([
@@ -379,8 +268,7 @@ class BLEU(Metric):
                  tokenize: str = "space", lowercase: bool = False, effective_order: bool = True) -> None:
         if smooth not in SMOOTHING_METHODS:
             raise ValueError(f"smooth must be one of {SMOOTHING_METHODS}, not {smooth!r}")
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+        check_tokenizer(tokenize)
         if max_n < 1 or (smooth == "nltk6" and max_n < 3):
             raise ValueError(f"max_n={max_n} is too small for smoothing {smooth!r}")
         default = _DEFAULT_VALUES[smooth]
@@ -476,33 +364,6 @@ class BLEUCC(BLEU):
         return "_".join([self.name, *self._variant()])
 
 
-# mteval-v11a.pl's normalisation, as CodeNN's bleu.py and CodeXGLUE's smooth_bleu.py carry it
-_MTEVAL_STRIP = [(re.compile(r"<skipped>"), ""), (re.compile(r"-\n"), ""), (re.compile(r"\n"), " ")]
-_MTEVAL_TOKENS = [
-    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),  # punctuation (not the apostrophe)
-    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),  # period and comma unless preceded by a digit
-    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),  # ... unless followed by a digit
-    (re.compile(r"([0-9])(-)"), r"\1 \2 "),  # dash after a digit
-]
-_WORDS_AND_PUNCTUATION = re.compile(r"[\w]+|[^\s\w]")
-
-
-def codexglue_tokens(text: str) -> str:
-    """CodeXGLUE's preprocessing for BLEU-Norm, as a space-joined token string.
-
-    ``splitPuncts(text.strip().lower())`` (runs of word characters and single other characters), then
-    mteval-v11a's ``normalize``: drop ``<skipped>``, join lines, unescape ``&amp; &lt; &gt; &quot;``,
-    lower-case, split off punctuation, and split on whitespace.
-    """
-    s = " ".join(_WORDS_AND_PUNCTUATION.findall(text.strip().lower()))
-    for pattern, replacement in _MTEVAL_STRIP:
-        s = pattern.sub(replacement, s)
-    s = f" {xml.sax.saxutils.unescape(s, {'&quot;': chr(34)})} ".lower()
-    for pattern, replacement in _MTEVAL_TOKENS:
-        s = pattern.sub(replacement, s)
-    return " ".join(s.split())
-
-
 class BLEUNorm(Metric):
     """BLEU-Norm: the smoothed sentence BLEU of CodeNN (Iyer et al., ACL 2016) as CodeXGLUE's code-to-text
     evaluator computes it (``bleu(refs, candidate)``; reported figure = mean over sentences x 100).
@@ -534,5 +395,4 @@ class BLEUNorm(Metric):
         return np.exp(log_bleu + np.minimum(0.0, 1 - (ref_len + 1) / (hyp_len + 1)))
 
 
-__all__ = ["BLEU", "BLEUMoses", "BLEUCC", "BLEUNorm", "bleu_statistics", "intern_tokens", "distinct", "codexglue_tokens",
-           "SMOOTHING_METHODS", "TOKENIZERS"]
+__all__ = ["BLEU", "BLEUMoses", "BLEUCC", "BLEUNorm", "bleu_statistics", "SMOOTHING_METHODS"]

@@ -34,7 +34,8 @@ from rapidfuzz.distance import Levenshtein
 
 from .base import Metric, distinct_pairs, memo
 from .meteor import LogMnext
-from .text import RougeVariant, normalise
+from .text import RougeVariant
+from .tokens import normalise, words
 
 #: ``agreement()`` options that reproduce the paper's post-processing.
 CMG2022_AGREEMENT: dict[str, object] = {
@@ -117,10 +118,10 @@ class WordEditRate(Metric):
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         pairs, inverse = distinct_pairs(hypotheses, references)
-        words = memo(lambda text: normalise(text, self.lowercase, self.punctuation).split())
+        tokens = memo(lambda text: words(text, self.lowercase, self.punctuation))
         out = np.full(len(pairs), np.nan)
         for k, (h, r) in enumerate(pairs):
-            hyp, ref = words(h), words(r)
+            hyp, ref = tokens(h), tokens(r)
             if hyp and ref:
                 out[k] = Levenshtein.distance(hyp[1:], ref[1:]) / len(ref)
         return out[inverse]

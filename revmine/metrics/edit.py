@@ -27,53 +27,53 @@ on already-split lists (benchmarks/bench_code_metrics.py prints both). Smaller b
 rapidfuzz on ``str.split()`` lists (same values; it also avoids numba's start-up for one ``score()``).
 Character distances are rapidfuzz's on the strings in every case.
 
-The score stage calls ``Levenshtein``, ``LevenshteinSimilarity`` and both ``SED`` on the same lists in a
-row: :func:`edit_statistics` keeps its last result (and the two lists it was computed from, by value)
-and reuses it when called again with equal lists and the same ``tokenize``, so the distances are
-computed once. Comparing the lists costs ~0.1 ms for 17k pairs when they hold the same objects.
+Shared statistics. ``Levenshtein``, ``LevenshteinSimilarity`` and both ``SED`` are functions of one
+:class:`EditStatistics` (distance and both lengths), so they are ``SharedStatistics`` metrics with the
+key ``("edit", tokenize)``: the score stage (``score.score_columns``) computes the statistics once per
+batch for every such metric with the same tokeniser and passes them to each metric's
+``scores_from_statistics``, as sacrebleu's metrics separate ``_extract_corpus_statistics`` from
+``_compute_score_from_stats``. A metric called on its own (``sentence_scores``) computes its own; nothing
+is cached between calls.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Hashable, Sequence
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein as _rapidfuzz_levenshtein
 
-from .base import Metric, check_lengths
-from .bleu import TOKENIZERS, distinct
+from .base import SharedStatistics, check_lengths, distinct
+from .tokens import check_tokenizer, token_sequence
 
 
 #: token distances of at least this many pairs use the compiled kernel (when numba is installed)
 NUMBA_MIN_PAIRS = 1000
 
-#: (tokenize, hypotheses, references, (distance, hyp_len, ref_len)) of the last edit_statistics call
-_last: tuple | None = None
+
+@dataclass(frozen=True)
+class EditStatistics:
+    """Per pair: the Levenshtein distance and the hypothesis and reference lengths (tokens or characters),
+    as read-only float64 arrays (several metrics read them)."""
+
+    distance: np.ndarray
+    hyp_len: np.ndarray
+    ref_len: np.ndarray
+
+    def __post_init__(self) -> None:
+        for column in (self.distance, self.hyp_len, self.ref_len):
+            column.flags.writeable = False
 
 
-def edit_statistics(hypotheses: Sequence[str], references: Sequence[str],
-                    tokenize: str = "space") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def edit_statistics(hypotheses: Sequence[str], references: Sequence[str], tokenize: str = "space") -> EditStatistics:
     """Levenshtein distance, hypothesis length and reference length (in tokens or characters) per pair."""
-    global _last
     check_lengths(hypotheses, references)
-    if tokenize not in TOKENIZERS:
-        raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+    check_tokenizer(tokenize)
     hypotheses, references = list(hypotheses), list(references)
-    last = _last
-    if last is not None and last[0] == tokenize and last[1] == hypotheses and last[2] == references:
-        return tuple(column.copy() for column in last[3])  # type: ignore[return-value]
     if tokenize == "space":
-        statistics = _token_statistics(hypotheses, references)
-    else:
-        statistics = _rapidfuzz_statistics(hypotheses, references)
-    _last = (tokenize, hypotheses, references, statistics)
-    return tuple(column.copy() for column in statistics)  # type: ignore[return-value]
-
-
-def clear_cache() -> None:
-    """Forget the last result of :func:`edit_statistics` (and the lists it holds)."""
-    global _last
-    _last = None
+        return EditStatistics(*_token_statistics(hypotheses, references))
+    return EditStatistics(*_rapidfuzz_statistics(hypotheses, references))
 
 
 def _token_statistics(hypotheses: list[str], references: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -83,8 +83,9 @@ def _token_statistics(hypotheses: list[str], references: list[str]) -> tuple[np.
             return tuple(column.astype(np.float64)  # type: ignore[return-value]
                          for column in _levenshtein.token_distances(hypotheses, references))
     ref_index, distinct_refs = distinct(references)
-    split_refs = [r.split() for r in distinct_refs]
-    return _rapidfuzz_statistics(list(map(str.split, hypotheses)), [split_refs[i] for i in ref_index.tolist()])
+    split_refs = [token_sequence(r, "space") for r in distinct_refs]
+    return _rapidfuzz_statistics([token_sequence(h, "space") for h in hypotheses],
+                                 [split_refs[i] for i in ref_index.tolist()])
 
 
 def _rapidfuzz_statistics(hyps: list, refs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -95,13 +96,19 @@ def _rapidfuzz_statistics(hyps: list, refs: list) -> tuple[np.ndarray, np.ndarra
             np.fromiter(map(len, refs), dtype=np.float64, count=n))
 
 
-class _EditMetric(Metric):
-    """Shared settings and column naming of the edit-distance metrics."""
+class _EditMetric(SharedStatistics):
+    """Shared settings, statistics and column naming of the edit-distance metrics."""
 
     def __init__(self, tokenize: str = "space") -> None:
-        if tokenize not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {TOKENIZERS}, not {tokenize!r}")
+        check_tokenizer(tokenize)
         self.tokenize = tokenize
+
+    @property
+    def statistics_key(self) -> Hashable:
+        return ("edit", self.tokenize)
+
+    def statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> EditStatistics:
+        return edit_statistics(hypotheses, references, self.tokenize)
 
     def settings(self) -> dict[str, object]:
         return {"tok": self.tokenize}
@@ -117,8 +124,8 @@ class Levenshtein(_EditMetric):
     name = "levenshtein"
     higher_is_better = False
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        return edit_statistics(hypotheses, references, self.tokenize)[0]
+    def scores_from_statistics(self, statistics: EditStatistics) -> np.ndarray:
+        return statistics.distance.copy()  # the caller's own array
 
 
 class LevenshteinSimilarity(_EditMetric):
@@ -126,9 +133,8 @@ class LevenshteinSimilarity(_EditMetric):
 
     name = "levenshtein_sim"
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        distance, hyp_len, ref_len = edit_statistics(hypotheses, references, self.tokenize)
-        longest = np.maximum(hyp_len, ref_len)
+    def scores_from_statistics(self, statistics: EditStatistics) -> np.ndarray:
+        distance, longest = statistics.distance, np.maximum(statistics.hyp_len, statistics.ref_len)
         return 1 - np.divide(distance, longest, out=np.zeros_like(distance), where=longest > 0)
 
 
@@ -152,11 +158,11 @@ class SED(_EditMetric):
     def column(self) -> str:
         return f"sed_{self.normalize}" + ("_char" if self.tokenize == "char" else "")
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        distance, hyp_len, ref_len = edit_statistics(hypotheses, references, self.tokenize)
-        scale = ref_len if self.normalize == "ref" else np.maximum(hyp_len, ref_len)
+    def scores_from_statistics(self, statistics: EditStatistics) -> np.ndarray:
+        distance, ref_len = statistics.distance, statistics.ref_len
+        scale = ref_len if self.normalize == "ref" else np.maximum(statistics.hyp_len, ref_len)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(distance == 0, 0.0, distance / scale)  # 0/0 = 0, d/0 = inf
 
 
-__all__ = ["Levenshtein", "LevenshteinSimilarity", "SED", "clear_cache", "edit_statistics"]
+__all__ = ["EditStatistics", "Levenshtein", "LevenshteinSimilarity", "SED", "edit_statistics"]

@@ -70,7 +70,7 @@ import numpy as np
 from nltk.stem.porter import PorterStemmer
 
 from .base import Metric, distinct_pairs, memo
-from .text import PUNCTUATION, normalise
+from .tokens import PUNCTUATION, words
 from .wordnet import load_wordnet
 
 Exemption = Literal["never", "identical", "complete"]
@@ -281,7 +281,7 @@ class Meteor(Metric):
         }
 
     def tokens(self, text: str) -> list[str]:
-        return normalise(text, self.lowercase, self.punctuation).split()
+        return words(text, self.lowercase, self.punctuation)
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         pairs, inverse = distinct_pairs(hypotheses, references)

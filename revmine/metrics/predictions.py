@@ -21,7 +21,6 @@ meaningless, so it is an error naming the line. Undecodable bytes are an error n
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Sequence
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..textio import read_jsonl as read_json_objects
 from ..textio import read_lines
 
 FORMATS = ("tufano", "text", "jsonl", "parquet")
@@ -204,18 +204,7 @@ def _from_records(records: list[tuple[int | None, dict]], path: Path, fmt: str, 
 def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
                id_field: str | None = None) -> Predictions:
     path = Path(path)
-    records = []
-    for number, line in enumerate(read_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=number) from exc
-        if not isinstance(rec, dict):
-            raise InputError(path, "each line must be a JSON object", line=number)
-        records.append((number, rec))
-    return _from_records(records, path, "jsonl", pred_field, ref_field, id_field)
+    return _from_records(read_json_objects(path), path, "jsonl", pred_field, ref_field, id_field)
 
 
 def read_parquet(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,

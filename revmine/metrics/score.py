@@ -18,6 +18,10 @@ does not depend on the other pairs of its batch (``Metric.sentence_scores``'s co
 ``parallel_safe = False``, and metrics that cannot be pickled (a warning says which), are scored in the
 calling process on the whole list. Each worker receives the pairs and the metrics once, when it starts;
 starting costs the imports and, for the METEOR family, loading WordNet (about a second a worker).
+
+Metrics computed from the same per-pair statistics (``SharedStatistics`` with equal keys: Levenshtein,
+its similarity and both SED on one tokeniser) are scored as one group, in this process or as one task
+per chunk: the stage computes the statistics once per batch and passes them to each metric.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import pyarrow.compute as pc
 from .. import __version__
 from ..schema import scores_schema
 from ..store import atomic_path, write_json, write_table, write_text
-from .base import Metric
+from .base import Metric, SharedStatistics
 from .predictions import Predictions, read_predictions
 from .registry import select_metrics
 
@@ -98,8 +102,6 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "perfect_at_k": perfect,
     }
     for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress)):
-        if values.shape != (len(hyps),):
-            raise RuntimeError(f"{metric!r} returned {values.shape} scores for {len(hyps)} predictions")
         data[metric.column] = values
     schema = scores_schema(columns)
     table = pa.table({name: data[name] for name in schema.names}, schema=schema)
@@ -112,35 +114,43 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
                   align: int = 1, progress: bool = False) -> list[np.ndarray]:
     """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1.
 
-    Chunk boundaries fall on multiples of ``align`` (the beam size). The result equals, byte for byte,
-    calling every metric on the whole lists in this process.
+    Metrics that share statistics (:class:`SharedStatistics` with equal keys) are scored together: the
+    statistics are computed once per chunk and passed to each. Chunk boundaries fall on multiples of
+    ``align`` (the beam size). The result equals, byte for byte, calling every metric on the whole lists
+    in this process.
     """
     workers = 1 if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     n = len(hyps)
-    pooled: dict[int, bytes] = {}
+    groups = statistics_groups(metrics)
+    pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
     if workers > 1 and n > 1:
-        for i, metric in enumerate(metrics):
-            if not metric.parallel_safe:
+        for g, members in enumerate(groups):
+            if not all(metrics[i].parallel_safe for i in members):
                 continue
             try:
-                pooled[i] = pickle.dumps(metric)
+                pooled[g] = pickle.dumps([metrics[i] for i in members])
             except Exception as exc:  # noqa: BLE001 - any pickling failure means: score it here
-                warnings.warn(f"{metric!r} cannot be sent to worker processes ({exc}); scored in this process",
+                names = ", ".join(repr(metrics[i]) for i in members)
+                warnings.warn(f"{names} cannot be sent to worker processes ({exc}); scored in this process",
                               RuntimeWarning, stacklevel=3)
     results: list[np.ndarray | None] = [None] * len(metrics)
-    local = [i for i in range(len(metrics)) if i not in pooled]
     bar = None
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(metrics), desc="scoring", unit="metric")
 
+    def done(members: list[int], values: list[np.ndarray]) -> None:
+        for i, column in zip(members, values):
+            results[i] = column
+        if bar is not None:
+            bar.update(len(members))
+
     def run_local() -> None:
-        for i in local:
-            results[i] = np.asarray(metrics[i].sentence_scores(hyps, refs), dtype=np.float64)
-            if bar is not None:
-                bar.update(1)
+        for g, members in enumerate(groups):
+            if g not in pooled:
+                done(members, score_group([metrics[i] for i in members], hyps, refs))
 
     if not pooled:
         run_local()
@@ -149,22 +159,45 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(bounds) * len(pooled)), mp_context=context,
                                  initializer=_init_worker, initargs=(pooled, list(hyps), list(refs))) as pool:
-            futures = {pool.submit(_score_chunk, i, lo, hi): (i, c)
-                       for i in pooled for c, (lo, hi) in enumerate(bounds)}
+            futures = {pool.submit(_score_chunk, g, lo, hi): (g, c)
+                       for g in pooled for c, (lo, hi) in enumerate(bounds)}
             run_local()  # meanwhile, in this process
-            chunks: dict[int, list] = {i: [None] * len(bounds) for i in pooled}
-            left = {i: len(bounds) for i in pooled}
+            chunks: dict[int, list] = {g: [None] * len(bounds) for g in pooled}
+            left = {g: len(bounds) for g in pooled}
             for future in as_completed(futures):
-                i, c = futures[future]
-                chunks[i][c] = future.result()
-                left[i] -= 1
-                if left[i] == 0:
-                    results[i] = np.concatenate(chunks[i])
-                    if bar is not None:
-                        bar.update(1)
+                g, c = futures[future]
+                chunks[g][c] = future.result()
+                left[g] -= 1
+                if left[g] == 0:
+                    done(groups[g], [np.concatenate(parts) for parts in zip(*chunks[g])])
     if bar is not None:
         bar.close()
     return results  # type: ignore[return-value]
+
+
+def statistics_groups(metrics: Sequence[Metric]) -> list[list[int]]:
+    """Indices of ``metrics`` grouped by shared statistics (equal ``statistics_key``), in first-seen
+    order; a metric that shares nothing is a group of its own."""
+    groups: dict[tuple, list[int]] = {}
+    for i, metric in enumerate(metrics):
+        key = ("shared", metric.statistics_key) if isinstance(metric, SharedStatistics) else ("alone", i)
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str]) -> list[np.ndarray]:
+    """Each metric's float64 scores of the pairs; a group of ``SharedStatistics`` metrics (one
+    :func:`statistics_groups` group) gets its statistics computed once, by the first."""
+    if len(metrics) == 1:
+        values = [metrics[0].sentence_scores(hyps, refs)]
+    else:
+        shared = metrics[0].statistics(hyps, refs)  # type: ignore[attr-defined]
+        values = [metric.scores_from_statistics(shared) for metric in metrics]  # type: ignore[attr-defined]
+    out = [np.asarray(v, dtype=np.float64) for v in values]
+    for metric, column in zip(metrics, out):
+        if column.shape != (len(hyps),):
+            raise RuntimeError(f"{metric!r} returned {column.shape} scores for {len(hyps)} predictions")
+    return out
 
 
 def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> list[tuple[int, int]]:
@@ -177,22 +210,17 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
     return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
 
 
-#: A worker's metrics (by index in the caller's list) and pairs, set once by ``_init_worker``.
+#: A worker's metric groups (by group number in the caller's list) and pairs, set once by ``_init_worker``.
 _WORKER: dict[str, object] = {}
 
 
-def _init_worker(metrics: dict[int, bytes], hyps: list[str], refs: list[str]) -> None:
-    _WORKER["metrics"] = {i: pickle.loads(blob) for i, blob in metrics.items()}
+def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str]) -> None:
+    _WORKER["groups"] = {g: pickle.loads(blob) for g, blob in groups.items()}
     _WORKER["hyps"], _WORKER["refs"] = hyps, refs
 
 
-def _score_chunk(index: int, lo: int, hi: int) -> np.ndarray:
-    metric = _WORKER["metrics"][index]  # type: ignore[index]
-    values = np.asarray(metric.sentence_scores(_WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi]),  # type: ignore[index]
-                        dtype=np.float64)
-    if values.shape != (hi - lo,):
-        raise RuntimeError(f"{metric!r} returned {values.shape} scores for {hi - lo} predictions")
-    return values
+def _score_chunk(group: int, lo: int, hi: int) -> list[np.ndarray]:
+    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi])  # type: ignore[index]
 
 
 def score_file(path: str | Path, fmt: str | None = None, references: str | Path | None = None, beam: int = 1,

@@ -66,6 +66,7 @@ from javalang.ast import Node
 
 from ._ted import PostorderTree, tree_edit_distance
 from .base import Metric, check_lengths
+from .tokens import token_sequence
 
 Fallback = Literal["nan", "tokens"]
 LabelTree = tuple  # (label, (child, ...)): the nested form method_tree returns
@@ -227,7 +228,7 @@ def _parse(code: str, repair: bool) -> _Code:
     try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
         tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
     except (jtok.LexerError, TypeError, IndexError):
-        return _Code(None, code.split())
+        return _Code(None, token_sequence(code, "space"))
     if repair:
         tokens = _repair(tokens)
     texts = [token.value for token in tokens]
