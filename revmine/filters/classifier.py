@@ -34,6 +34,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import math
 import re
 import sys
