@@ -185,7 +185,8 @@ class _Parts:
 
     def read(self) -> pa.Table:
         """Every part of the project, in order (an empty table when there is none)."""
-        parts = sorted(self.directory.glob(f"{self.slug}-*.parquet"))
+        parts = sorted(part for part in self.directory.glob(f"{self.slug}-*.parquet")
+                       if part.name[len(self.slug) + 1:-len(".parquet")].isdigit())
         return pa.concat_tables([pq.read_table(part, schema=self.schema) for part in parts]) if parts \
             else self.schema.empty_table()
 
@@ -287,8 +288,9 @@ def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tupl
     return mined, reader.fallbacks
 
 
-def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, client: Client, opts: JobOptions) -> Counter:
-    """Mine every listed change not done yet, flushing a batch every ``batch_size`` changes."""
+def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions) -> Counter:
+    """Mine every listed change not done yet, flushing a batch every ``batch_size`` changes (``http``: the
+    client's live request counts, saved with each batch)."""
     counts: Counter = Counter()
     with tqdm(desc=output.spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
         for change in miner.list_changes():
@@ -301,8 +303,8 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, client: Client, 
             output.add(key, *_mine_change(miner, change, repo, fetch=opts.cache_mode != "offline"))
             counts["changes_mined"] += 1
             if output.batch >= opts.batch_size:
-                output.flush(client.stats)
-    output.flush(client.stats, finished=True)
+                output.flush(http)
+    output.flush(http, finished=True)
     return counts
 
 
@@ -333,7 +335,7 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
         miner = _miner(spec, client, ckpt.data)
         repo = _repo(spec, miner, out, opts)
         try:
-            counts = _mine_changes(miner, repo, output, client, opts)
+            counts = _mine_changes(miner, repo, output, client.stats, opts)
         finally:
             repo.close()
     finally:
