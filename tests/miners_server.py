@@ -90,7 +90,7 @@ def ghost_sha(label: str) -> str:
 class Fault:
     match: str  # substring of the request path (with query)
     # 429 | 429-reset | 429-date | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
-    # | noprefix | wrongtype | reset
+    # | noprefix | wrongtype | reset | nofyi (Gerrit file content without its X-FYI-Content-Encoding header)
     kind: str
     times: int = 1
     value: float = 1.0  # Retry-After seconds (429, 429-date), reset delay (429-reset, 403-ratelimit), timeout
@@ -107,6 +107,7 @@ class Forge:
     contents: dict[tuple[str, str], str] = field(default_factory=dict)  # REST fallback content
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, dict]] = field(default_factory=list)
+    sent: list[dict] = field(default_factory=list)  # the headers of each answer
     hits: Counter = field(default_factory=Counter)
     hooks: list[Callable[[str], None]] = field(default_factory=list)
     delay: dict[str, float] = field(default_factory=dict)  # path substring -> seconds
@@ -330,6 +331,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = body.removeprefix(b")]}'\n")
         elif kind == "wrongtype":
             body = b")]}'\n" + b'{"oops": 1}' if body.startswith(b")]}'") else b'{"oops": 1}'
+        elif kind == "nofyi":
+            headers = {k: v for k, v in (headers or {}).items() if k != "X-FYI-Content-Encoding"}
+        self.forge.sent.append(dict(headers or {}))
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         for k, v in (headers or {}).items():

@@ -157,20 +157,62 @@ def test_transport_errors_are_retried(server, tmp_path, kind):
 @pytest.mark.parametrize("dialect,path,kind,message", [
     ("github", "/repos/octo/demo/pulls/1/comments", "truncated", "truncated JSON"),
     ("github", "/repos/octo/demo/pulls/1/comments", "html", "HTML page"),
-    ("github", "/repos/octo/demo/pulls/1/comments", "wrongtype", "expected a JSON list"),
     ("gerrit", "/changes/demo%2Fapp~1/comments", "noprefix", "prefix"),
-    ("gerrit", "/changes/demo%2Fapp~1/comments", "wrongtype", "expected a JSON list"),
 ])
-def test_malformed_bodies_raise_with_url_and_are_not_cached(server, tmp_path, dialect, path, kind, message):
-    c = client(tmp_path, dialect=dialect, tokens=())
+def test_undecodable_bodies_are_retried_like_5xx(server, tmp_path, dialect, path, kind, message):
+    """A 200 whose body cannot be decoded (what a failing gateway sends) is asked again with backoff."""
+    fake = FakeTime()
+    c = client(tmp_path, dialect=dialect, tokens=(), fake=fake, max_retries=2)
     base = server.github_api if dialect == "github" else server.gerrit_url
-    server.forge.faults.append(Fault(path.split("/", 2)[2][:20], kind))
+    good, _ = Client(dialect, cache_mode="off").get(base + path, expect=list if dialect == "github" else dict)
+    server.forge.faults.append(Fault(path.split("/", 2)[2][:20], kind, times=2))
+    body, _ = c.get(base + path)
+    assert body == good and fake.slept == [1.0, 2.0] and c.stats["requests"] == 3
+    server.forge.faults.append(Fault(path.split("/", 2)[2][:20], kind, times=3))
     with pytest.raises(MalformedResponse, match=message) as err:
+        c.get(base + path + "?again=1")
+    text = str(err.value)
+    assert "\n" not in text and text.endswith("3 times; giving up") and fake.slept == [1.0, 2.0, 1.0, 2.0]
+    assert path.split("?")[0].replace("%2F", "/") in text.replace("%2F", "/")
+    before = c.stats["requests"]
+    assert c.get(base + path + "?again=1")[0] == good  # the bad answers were not cached: asked again
+    assert c.stats["requests"] == before + 1
+
+
+@pytest.mark.parametrize("dialect,path", [
+    ("github", "/repos/octo/demo/pulls/1/comments"),
+    ("gerrit", "/changes/demo%2Fapp~1/comments"),
+])
+def test_wrong_shaped_bodies_raise_with_url_and_are_not_cached(server, tmp_path, dialect, path):
+    """A body that decodes but is not what the API documents is not retried (the forge would say the
+    same), and is not cached (a re-run asks again)."""
+    fake = FakeTime()
+    c = client(tmp_path, dialect=dialect, tokens=(), fake=fake)
+    base = server.github_api if dialect == "github" else server.gerrit_url
+    server.forge.faults.append(Fault(path.split("/", 2)[2][:20], "wrongtype"))
+    with pytest.raises(MalformedResponse, match="expected a JSON list") as err:
         c.get(base + path, expect=list)
     assert path.split("?")[0].replace("%2F", "/") in str(err.value).replace("%2F", "/")
-    before = c.stats["requests"]
-    body, _ = c.get(base + path)  # the bad answer was not cached: asked again, now fine
-    assert c.stats["requests"] == before + 1 and body
+    assert c.stats["requests"] == 1 and fake.slept == []
+    body, _ = c.get(base + path)
+    assert c.stats["requests"] == 2 and body
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_gerrit_file_content_is_base64_with_or_without_its_header(server, tmp_path, header):
+    """Gerrit's file-content endpoint answers base64 text; X-FYI-Content-Encoding only says so, and a proxy
+    may drop it. Both decode to the file (the UTF-8 text, as git would give it), and replay offline."""
+    text = "package demo;\n\nclass Caf\u00e9 { String s = \"\u00fcber\"; }\n"
+    sha, path = "ab" * 20, "src/Caf\u00e9.java"
+    server.forge.contents[(sha, path)] = text
+    if not header:
+        server.forge.faults.append(Fault("/content", "nofyi"))
+    url = f"{server.gerrit_url}/changes/demo%2Fapp~1/revisions/{sha}/files/src%2FCaf%C3%A9.java/content"
+    c = Client("gerrit", cache_path=tmp_path / "g.sqlite")
+    assert c.get(url, expect=str)[0] == text
+    assert ("X-FYI-Content-Encoding" in server.forge.sent[-1]) == header
+    c.close()
+    assert Client("gerrit", cache_path=tmp_path / "g.sqlite", cache_mode="offline").get(url, expect=str)[0] == text
 
 
 def test_5xx_gives_up_after_max_retries(server, tmp_path):

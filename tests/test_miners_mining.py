@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import T0, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
+from miners_server import T0, Fault, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa: E402
@@ -43,6 +44,11 @@ def opts(**kw) -> JobOptions:
 def keys(out: Path) -> list[tuple[str, str]]:
     table = read_table(out / "rounds.parquet", expect="rounds/1", columns=["round_id", "path_before"])
     return sorted(zip(table.column("round_id").to_pylist(), table.column("path_before").to_pylist()))
+
+
+def drops(out: Path) -> list[tuple]:
+    """The run's drops, in the order written."""
+    return [tuple(d.values()) for d in read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()]
 
 
 def test_gerrit_rounds(server, tmp_path):
@@ -73,6 +79,7 @@ def test_gerrit_rounds(server, tmp_path):
                and d["path"].endswith(".java") for d in no_revision)
     dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
     assert [(d["source"], d["reason"]) for d in dropped] == [("gerrit", d["reason"]) for d in project["dropped"]]
+    assert project["dropped_by_kind"] == {"last_revision": len(last), "unreachable": forge.expected["gerrit_dropped"]}
     # requests per change: one listing page for all + one comments request per multi-patch-set change
     assert project["http"]["requests"] / project["changes_done"] <= 3
     assert m["versions"]["revmine"] and m["totals"]["rows"] == len(rows)
@@ -103,6 +110,7 @@ def test_github_rounds_with_outdated_and_force_pushed(server, tmp_path):
          f"reviewed revision {sha} is the last one: no revised code after the comments")
         for change, path, sha in forge.expected["github_last_commit"]]
     p = m["projects"][0]
+    assert p["dropped_by_kind"] == {"last_revision": len(forge.expected["github_last_commit"])}
     assert p["content_fallbacks"] == 1
     assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + p["content_fallbacks"]
 
@@ -325,6 +333,8 @@ def test_crash_between_part_and_checkpoint(server, tmp_path, monkeypatch):
     got = keys(tmp_path / "out")
     assert got == keys(tmp_path / "ref") and len(set(got)) == len(got)
     assert resumed["totals"]["rows"] == reference["totals"]["rows"]
+    assert drops(tmp_path / "out") == drops(tmp_path / "ref") and len(drops(tmp_path / "ref")) > 2
+    assert resumed["totals"]["dropped"] == reference["totals"]["dropped"]
 
 
 def test_kill_9_and_resume(server, tmp_path):
@@ -354,3 +364,67 @@ def test_kill_9_and_resume(server, tmp_path):
     got = keys(out)
     assert got == expected and len(set(got)) == len(got)
     assert all(p["changes_done"] == p["changes_listed_this_run"] for p in final["projects"])
+    # no drop twice, none missing, in the order of an uninterrupted run; none in the checkpoints
+    assert drops(out) == drops(tmp_path / "ref") and len(drops(out)) > 2
+    assert all("dropped" not in json.loads(f.read_text()) for f in (out / "state").glob("*.json"))
+
+
+def test_change_deleted_after_listing_is_a_typed_drop(server, tmp_path):
+    """A change that answers 404 once listed (deleted meanwhile) makes no row and one drop naming it."""
+    forge = server.forge
+    del forge.gerrit_comments[1]
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts())
+    gone = [d for d in read_table(tmp_path / "out" / "dropped.parquet").to_pylist() if d["change"] == "1"]
+    assert [(d["round_id"], d["path"]) for d in gone] == [(None, None)] and "HTTP 404" in gone[0]["reason"]
+    assert m["projects"][0]["dropped_by_kind"]["change_gone"] == 1
+    assert "1" not in {r["change"] for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist()}
+
+
+def test_undecodable_answers_while_mining_are_retried(server, tmp_path):
+    """A gateway's HTML page or a body cut short, on a listing and on a change, costs a retry, not the run."""
+    forge = server.forge
+    mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "ref", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                options=opts(cache_mode="off"))
+    forge.faults += [Fault("/changes/?", "html"), Fault("demo%2Fapp~3/comments", "truncated", times=2)]
+    slept: list[float] = []
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts(client_options={"sleep": slept.append}))
+    assert keys(tmp_path / "out") == keys(tmp_path / "ref") and drops(tmp_path / "out") == drops(tmp_path / "ref")
+    assert m["projects"][0]["http"]["retries"] == 3 and len(slept) == 3
+    forge.faults.append(Fault("demo%2Fapp~2/comments", "html", times=10))
+    with pytest.raises(MalformedResponse, match=r"demo%2Fapp~2/comments: expected JSON, got an HTML page.*"
+                                                r"4 times; giving up"):
+        mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "bad", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts(client_options={"sleep": slept.append, "max_retries": 3}))
+
+
+def test_gerrit_content_endpoint_without_its_encoding_header(server, tmp_path):
+    """A revision gone from git is read through Gerrit's content endpoint even when the X-FYI-Content-Encoding
+    header is missing (a proxy dropped it): the round is mined, not dropped."""
+    forge = server.forge
+    change = forge.gerrit_changes[4]  # kind 4: patch set 2 exists neither in git nor on the forge
+    ghost = next(sha for sha, rev in change["revisions"].items() if rev["_number"] == 2)
+    forge.contents[(ghost, "src/Foo4.java")] = "package demo;\n\npublic class Foo4 { }\n"
+    forge.faults.append(Fault("/content", "nofyi", times=100))
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts())
+    row = next(r for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist() if r["change"] == "4")
+    assert row["revision_after"] == ghost and row["content_after"] == forge.contents[(ghost, "src/Foo4.java")]
+    assert row["file_status"] == "modified"
+    # change 10 is of the same kind, with no content on the forge either: asked too, still dropped
+    project = m["projects"][0]
+    assert project["content_fallbacks"] == forge.hits["gerrit_content"] == forge.expected["gerrit_dropped"] == 2
+    assert project["dropped_by_kind"]["unreachable"] == 1
+    assert not any("X-FYI-Content-Encoding" in h for h in forge.sent)
+
+
+def test_checkpoint_of_another_version_is_refused(server, tmp_path):
+    forge = server.forge
+    out = tmp_path / "out"
+    mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo), options=opts())
+    state = next((out / "state").glob("*.json"))
+    data = json.loads(state.read_text())
+    state.write_text(json.dumps({**data, "version": 1, "dropped": []}))
+    with pytest.raises(InputError, match=r"\.json \[version\]: checkpoint version 1 is not 2"):
+        mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo), options=opts())

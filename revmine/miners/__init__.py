@@ -1,9 +1,12 @@
 """Miners: review rounds from Gerrit and GitHub (discussion over REST, contents from git).
 
 Public API used by the CLI: :func:`mine_gerrit`, :func:`mine_github`, :func:`run_job` (each returns the
-run manifest dict), :class:`JobOptions` for cache/credentials/batch settings.
+run manifest dict), :class:`JobOptions` for cache/credentials/batch settings. A forge is added by
+implementing :class:`Miner` (:mod:`revmine.miners.base`); its drops are typed by :class:`DropReason`.
 """
 
+from .base import DropReason, Miner
 from .jobs import JobOptions, ProjectSpec, mine_gerrit, mine_github, run_job, run_projects
 
-__all__ = ["JobOptions", "ProjectSpec", "mine_gerrit", "mine_github", "run_job", "run_projects"]
+__all__ = ["DropReason", "JobOptions", "Miner", "ProjectSpec", "mine_gerrit", "mine_github", "run_job",
+           "run_projects"]

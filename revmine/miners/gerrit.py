@@ -27,10 +27,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 from urllib.parse import quote
 
+from .base import Dropped, DropReason, Fallback, Mined, Miner, no_round
 from .http import Client, RemoteError, host_of
-from .rounds import (
-    ContentReader, Dropped, Fallback, Round, is_java, last_revision, no_round, parse_time, round_rows, typed, typed_time,
-)
+from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
 
 QUERY_OPTIONS = ("ALL_REVISIONS", "ALL_FILES", "DETAILED_ACCOUNTS")
 REFSPECS = ["+refs/changes/*:refs/changes/*", "+refs/heads/*:refs/heads/*"]
@@ -50,7 +49,7 @@ def _account(info: Any) -> str | None:
     return None
 
 
-class GerritMiner:
+class GerritMiner(Miner):
     """Lists a project's changes and turns each into review-round rows."""
 
     source = "gerrit"
@@ -146,15 +145,16 @@ class GerritMiner:
                 return self.client.get(url, expect=str)[0]
             except RemoteError as exc:
                 if exc.status in (404, 504):  # 504: not in the cache when offline
-                    raise Dropped(f"revision {sha} is gone from git and from the content endpoint ({exc.status})") from None
+                    raise Dropped(DropReason.UNREACHABLE, f"revision {sha} is gone from git and from the content "
+                                  f"endpoint ({exc.status})") from None
                 raise
         return read
 
-    def rounds(self, change: dict, content: ContentReader, drops: list[dict]) -> list[dict]:
+    def rounds(self, change: dict, content: ContentReader) -> Mined:
         """Rows of every round of ``change`` (see the module docstring for what a round is)."""
         by_number = {rev["_number"]: (sha, rev) for sha, rev in (change.get("revisions") or {}).items()}
         if not any(n + 1 in by_number for n in by_number):
-            return []  # a single patch set cannot be a round: no need to ask for its comments
+            return Mined()  # a single patch set cannot be a round: no need to ask for its comments
         url = f"{self.url}/changes/{self._change_id(change)}/comments"
         comments, response = self.client.get(url, expect=dict, fresh_after=self.updated(change))
         owner = change.get("owner") or {}
@@ -170,22 +170,22 @@ class GerritMiner:
                     grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
                     if not comment["is_owner"]:
                         reviewed.add(patch_set)
-        rows: list[dict] = []
+        mined = Mined()
         key = self.key(change)
         for n in sorted(reviewed):
             paths = {p: cs for p, cs in grouped[n].items() if any(not c["is_owner"] for c in cs)}
             if n not in by_number:
-                drops += no_round(key, paths, f"patch set {n} is not among the change's revisions")
-                continue
-            if n + 1 not in by_number:
-                drops += no_round(key, paths, last_revision(by_number[n][0]))
-                continue
-            (before, rev), (after, _) = by_number[n], by_number[n + 1]
-            rnd = Round(self.source, self.host, self.project, key, change.get("change_id"),
-                        n, before, after, _account(owner), parse_time(rev.get("created"), "created"),
-                        self.updated(change))
-            rows += round_rows(rnd, paths, content, drops)
-        return rows
+                mined += no_round(DropReason.UNKNOWN_REVISION, f"patch set {n} is not among the change's revisions",
+                                  key, paths)
+            elif n + 1 not in by_number:
+                mined += last_revision(key, paths, by_number[n][0])
+            else:
+                (before, rev), (after, _) = by_number[n], by_number[n + 1]
+                rnd = Round(self.source, self.host, self.project, key, change.get("change_id"),
+                            n, before, after, _account(owner), parse_time(rev.get("created"), "created"),
+                            self.updated(change))
+                mined += round_rows(rnd, paths, content)
+        return mined
 
     @staticmethod
     def _comment(item: Any, path: str, owner: dict) -> tuple[dict, int]:

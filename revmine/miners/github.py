@@ -37,10 +37,9 @@ from datetime import datetime
 from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
+from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
-from .rounds import (
-    ContentReader, Dropped, Fallback, Round, is_java, last_revision, no_round, parse_time, round_rows, typed, typed_time,
-)
+from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
 
 REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
@@ -58,7 +57,7 @@ def _sha(item: Any, key: str, what: str) -> str | None:
     return None if ref is None else typed(ref, "sha", str, f"{what}.{key}")
 
 
-class GitHubMiner:
+class GitHubMiner(Miner):
     """Lists a repository's pull requests and turns each into review-round rows."""
 
     source = "github"
@@ -142,7 +141,8 @@ class GitHubMiner:
                 body, response = self.client.get(url, {"ref": sha}, expect=dict)
             except RemoteError as exc:
                 if exc.status in (404, 504):  # 504: not in the cache when offline
-                    raise Dropped(f"commit {sha} is gone from git and from the contents API ({exc.status})") from None
+                    raise Dropped(DropReason.UNREACHABLE, f"commit {sha} is gone from git and from the contents "
+                                  f"API ({exc.status})") from None
                 raise
             with self.client.validating(response):
                 try:
@@ -151,7 +151,7 @@ class GitHubMiner:
                     raise BadField("content is not valid base64") from None
         return read
 
-    def rounds(self, pull: dict, content: ContentReader, drops: list[dict]) -> list[dict]:
+    def rounds(self, pull: dict, content: ContentReader) -> Mined:
         """Rows of every round of ``pull`` (see the module docstring for what a round is)."""
         number, updated = pull["number"], self.updated(pull)
         base = f"{self.api}/repos/{self.project}/pulls/{number}"
@@ -161,8 +161,8 @@ class GitHubMiner:
             with self.client.validating(response):
                 comments += [c for c in (self._comment(item, owner) for item in page) if is_java(c[0]["path"])]
         if not any(not c["is_owner"] for c, _ in comments):
-            return []
-        commits = self._commits(pull, base, content, drops)
+            return Mined()
+        commits, mined = self._commits(pull, base, content)
         head = _sha(pull, "head", "") or (commits[-1] if commits else None)
         if head is None:
             raise MalformedResponse(f"{base}/commits", "pull request has no commits and no head sha")
@@ -177,32 +177,31 @@ class GitHubMiner:
         reviewed = sorted(((sha, path) for sha, by_path in grouped.items() for path, items in by_path.items()
                            if not all(c["is_owner"] for c in items)), key=lambda w: (order[w[0]], w[1]))
         afters = self._next_touching(reviewed, commits, head, content)
-        rows: list[dict] = []
         for sha, path in reviewed:
             if sha == head:
-                drops += no_round(str(number), [path], last_revision(sha))
+                mined += last_revision(str(number), [path], sha)
                 continue
             rnd = Round(self.source, self.host, self.project, str(number), pull.get("node_id"), order[sha],
                         sha, afters[sha, path], owner, parse_time(pull.get("created_at"), "created_at"), updated)
-            rows += round_rows(rnd, {path: grouped[sha][path]}, content, drops)
-        return rows
+            mined += round_rows(rnd, {path: grouped[sha][path]}, content)
+        return mined
 
-    def _commits(self, pull: dict, base: str, content: ContentReader, drops: list[dict]) -> list[str]:
-        """The pull request's commits, oldest first: from the API, or from git past the API's cap."""
+    def _commits(self, pull: dict, base: str, content: ContentReader) -> tuple[list[str], Mined]:
+        """The pull request's commits, oldest first: from the API, or from git past the API's cap (a drop
+        says so when git cannot list them either)."""
         commits: list[str] = []
         for page, response in self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
             with self.client.validating(response):
                 commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
         if len(commits) < COMMITS_CAP:
-            return commits
+            return commits, Mined()
         head, base_sha = _sha(pull, "head", ""), _sha(pull, "base", "")
         listed = content.repo.commits_between(base_sha, head) if head and base_sha else None
         if listed is None:
-            drops.append({"round_id": None, "change": str(pull["number"]), "path": None,
-                          "reason": f"the API lists only {COMMITS_CAP} commits and git cannot list the rest "
-                                    "(head or base missing): later rounds may be missing"})
-            return commits
-        return listed
+            return commits, Mined(drops=[Drop(
+                DropReason.COMMITS_CAPPED, f"the API lists only {COMMITS_CAP} commits and git cannot list the rest "
+                "(head or base missing): later rounds may be missing", str(pull["number"]))])
+        return listed, Mined()
 
     @staticmethod
     def _next_touching(wanted: list[tuple[str, str]], commits: list[str], head: str,

@@ -25,9 +25,14 @@ Decisions
   (seconds or an HTTP date), until the reset time, or 60 s (GitHub's advice for secondary limits);
   never less than 1 s, so ``Retry-After: 0`` cannot make us hammer. After ``max_rate_limit_retries``
   rate-limited answers per token to one request, or when ``wait_on_rate_limit`` is false,
-  :class:`RateLimited` is raised. Timeouts, connection errors and 5xx are retried with exponential
-  backoff. Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
+  :class:`RateLimited` is raised. Timeouts, connection errors, 5xx and 200s whose body cannot be
+  decoded (cut short, a proxy's HTML page, Gerrit JSON without its prefix: what a failing gateway sends)
+  are retried with exponential backoff, ``max_retries`` times, then raise one error naming the URL and
+  what was wrong. A body that decodes but has the wrong shape is not retried (the forge would answer
+  the same). Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
   Clock and sleep are injectable.
+- Bodies: JSON (Gerrit's after its ``)]}'`` line), except Gerrit's file-content endpoint, which is
+  base64 text whether or not its ``X-FYI-Content-Encoding: base64`` header came through.
 - Routes: ``routes`` maps URL prefixes to where they are really answered (a recorded forge on
   loopback, a mirror). Only the wire sees the routed URL; keys, responses and messages keep the URL
   asked for, so rows, cache and checkpoints do not depend on the port a replay server got. Gerrit's
@@ -46,6 +51,7 @@ import email.utils
 import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -74,6 +80,8 @@ MIN_RATE_LIMIT_WAIT = 1.0
 #: Wait on a rate limit that names no time (GitHub's advice for secondary rate limits).
 DEFAULT_RATE_LIMIT_WAIT = 60.0
 AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
+#: Gerrit's file-content endpoint (``/changes/{id}/revisions/{rev}/files/{file}/content``): base64 text.
+GERRIT_CONTENT = re.compile(r"/changes/[^/]+/revisions/[^/]+/files/[^/]+/content$")
 
 
 class RemoteError(OperationError):
@@ -82,6 +90,7 @@ class RemoteError(OperationError):
     def __init__(self, url: str, message: str, status: int | None = None):
         self.url = redact_url(url)
         self.status = status
+        self.detail = message
         super().__init__(f"{self.url}: {message}")
 
 
@@ -313,9 +322,10 @@ class Client:
         url = response.url
         ctype = response.headers.get("Content-Type", "")
         text = response.content.decode("utf-8", errors="replace")
-        if response.headers.get("X-FYI-Content-Encoding", "").lower() == "base64":  # Gerrit file content
+        if self._is_base64_text(response):
             try:
-                body: Any = base64.b64decode(response.content, validate=True).decode("utf-8", "replace")
+                body: Any = base64.b64decode(b"".join(response.content.split()), validate=True).decode(
+                    "utf-8", "replace")
             except (binascii.Error, ValueError):
                 raise MalformedResponse(url, "file content is not valid base64", response.status_code) from None
         else:
@@ -333,6 +343,13 @@ class Client:
                                         f"of {len(text)})", response.status_code) from None
         response._revmine_body = body  # type: ignore[attr-defined]
         return body
+
+    def _is_base64_text(self, response: requests.Response) -> bool:
+        """Whether a body is base64 text rather than JSON: Gerrit's file-content endpoint always answers so
+        (its ``X-FYI-Content-Encoding: base64`` header is informational, and proxies may drop it)."""
+        if response.headers.get("X-FYI-Content-Encoding", "").lower() == "base64":
+            return True
+        return self.dialect == "gerrit" and GERRIT_CONTENT.search(urlsplit(response.url).path) is not None
 
     # --- public API ---------------------------------------------------------------------------------
     def get(self, url: str, params: dict[str, Any] | list[tuple[str, Any]] | None = None, *,
@@ -507,6 +524,15 @@ class Client:
             self._note_quota(token, response)
             status = response.status_code
             if status == 200:
+                try:
+                    self._parse(response)
+                except MalformedResponse as exc:  # a proxy's error page, a body cut short: as a 5xx
+                    attempts += 1
+                    if attempts > self.max_retries:
+                        raise MalformedResponse(response.url, f"{exc.detail}, {attempts} times; giving up",
+                                                status) from None
+                    self._backoff(attempts)
+                    continue
                 return response
             delay = self._rate_limit_delay(response)
             if delay is not None:

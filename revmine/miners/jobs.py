@@ -3,7 +3,9 @@
 Output directory layout::
 
     OUT/rounds.parquet/<slug>-000000.parquet ...  parts in ROUNDS_SCHEMA, one per batch of changes
-    OUT/state/<slug>.json                         checkpoint: changes done, next part number, drops
+    OUT/state/dropped/<slug>-000000.parquet ...   drops (reviewed files that made no row), one part per batch
+    OUT/state/<slug>.json                         checkpoint: changes done, next part numbers, window, counts
+    OUT/dropped.parquet                           every project's drops, in MINE_DROPPED_SCHEMA
     OUT/manifest.json                             what was asked, fetched, counted, versions
     OUT/repos/<slug>.git                          bare clones (contents come from git)
     OUT/http_cache.sqlite                         response cache (no credentials in it)
@@ -12,10 +14,12 @@ The cache and the clones are inputs rather than outputs: ``JobOptions.cache`` / 
 ``repos`` in a job file) put them elsewhere so that several runs share them, e.g. an offline replay
 into a fresh directory that neither asks the forge nor clones again.
 
-Why this is crash-safe: a part is written atomically (revmine.store) *before* the checkpoint that
-names its changes is written atomically. A kill between the two leaves a part whose number is not
-below the checkpoint's ``next_part``; it is deleted on resume and its changes are mined again, so the
-output never holds a change twice nor misses one. The time window of a run (``until`` defaults to
+Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
+the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
+numbers are not below the checkpoint's ``next_part`` / ``next_drop_part``; they are deleted on resume
+and their changes are mined again, so the output never holds a change's rows or drops twice nor misses
+one. The drops are parts rather than a list in the checkpoint so that the file rewritten at each batch
+stays small however many files a run drops. The time window of a run (``until`` defaults to
 the start of the first run) is stored in the checkpoint so a resumed run asks the same questions and
 replays them from the cache.
 """
@@ -37,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from .. import __version__
@@ -44,13 +49,19 @@ from ..errors import InputError
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from ..textio import read_toml
+from .base import Drop, DropReason, Mined, Miner
 from .git import GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
-from .http import CacheMode, Client, Credentials, RemoteError, check_url, credentials_from_env, host_of, route
+from .http import (CacheMode, Client, Credentials, Dialect, RemoteError, check_url, credentials_from_env, host_of,
+                   route)
 from .rounds import ContentReader, parse_time
 
 PARTS_DIR = "rounds.parquet"
+DROPS_DIR = "state/dropped"
+#: A drop part: the run's ``dropped.parquet`` columns and the typed reason (:class:`DropReason`) counted in
+#: the manifest.
+DROP_PART_SCHEMA = MINE_DROPPED_SCHEMA.append(pa.field("kind", pa.string(), nullable=False)).remove_metadata()
 SECRET_KEYS = {"token", "tokens", "password", "secret", "authorization"}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -118,23 +129,29 @@ def _versions() -> dict[str, str]:
 
 
 class _Checkpoint:
-    """The per-project state file, rewritten atomically after each part."""
+    """The per-project state file, rewritten atomically after each batch (it never holds rows or drops)."""
+
+    VERSION = 2  # 1 held the drops in the file
 
     def __init__(self, path: Path, spec: ProjectSpec, now: datetime):
         self.path = path
         if path.exists():
             self.data = self._load(path, spec)
         else:
-            self.data = {"version": 1, "asked": spec.asked(), "done": {}, "next_part": 0, "dropped": [],
-                         "http": {}, "content_fallbacks": 0, "finished": False,
+            self.data = {"version": self.VERSION, "asked": spec.asked(), "done": {}, "next_part": 0,
+                         "next_drop_part": 0, "http": {}, "content_fallbacks": 0, "finished": False,
                          "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat()}
 
-    @staticmethod
-    def _load(path: Path, spec: ProjectSpec) -> dict:
+    @classmethod
+    def _load(cls, path: Path, spec: ProjectSpec) -> dict:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InputError(path, f"unreadable checkpoint: {exc}") from None
+        if not isinstance(data, dict) or data.get("version") != cls.VERSION:
+            found = data.get("version") if isinstance(data, dict) else None
+            raise InputError(path, f"checkpoint version {found!r} is not {cls.VERSION} (written by another "
+                             "revmine); use another --out directory", field="version")
         asked, wanted = data.get("asked", {}), spec.asked()
         for key in ("source", "project", "url", "api_url"):
             if asked.get(key) != wanted[key]:
@@ -146,92 +163,184 @@ class _Checkpoint:
         write_json(self.path, self.data)
 
 
-def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
-    """Mine one project into ``out`` (resuming from its checkpoint) and return its summary."""
-    started = time.monotonic()
-    parts = out / PARTS_DIR
-    parts.mkdir(parents=True, exist_ok=True)
-    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now())
-    state = ckpt.data
-    for stale in parts.glob(f"*{spec.slug}-*"):  # parts a kill left beyond the checkpoint, temp files
-        seq = stale.name.removeprefix(f"{spec.slug}-").removesuffix(".parquet")
-        if stale.name.startswith(".") or not seq.isdigit() or int(seq) >= state["next_part"]:
-            stale.unlink()
-    dialect = "gerrit" if spec.source == "gerrit" else "github"
+class _Parts:
+    """One project's numbered Parquet parts in a directory: ``<slug>-000000.parquet``, ...
+
+    The checkpoint holds the next number; a part at or beyond it was written by a run killed before its
+    checkpoint (its changes are mined again), so :meth:`prune` deletes it, with any temporary file."""
+
+    def __init__(self, directory: Path, slug: str, schema: pa.Schema):
+        self.directory, self.slug, self.schema = directory, slug, schema
+
+    def prune(self, next_part: int) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for stale in self.directory.glob(f"*{self.slug}-*"):
+            seq = stale.name.removeprefix(f"{self.slug}-").removesuffix(".parquet")
+            if stale.name.startswith(".") or not seq.isdigit() or int(seq) >= next_part:
+                stale.unlink()
+
+    def write(self, rows: list[dict], seq: int) -> None:
+        table = pa.Table.from_pylist(rows, schema=self.schema)
+        write_table(table, self.directory / f"{self.slug}-{seq:06d}.parquet", schema=self.schema)
+
+    def read(self) -> pa.Table:
+        """Every part of the project, in order (an empty table when there is none)."""
+        parts = sorted(part for part in self.directory.glob(f"{self.slug}-*.parquet")
+                       if part.name[len(self.slug) + 1:-len(".parquet")].isdigit())
+        return pa.concat_tables([pq.read_table(part, schema=self.schema) for part in parts]) if parts \
+            else self.schema.empty_table()
+
+
+def _drop_parts(out: Path, spec: ProjectSpec) -> _Parts:
+    return _Parts(out / DROPS_DIR, spec.slug, DROP_PART_SCHEMA)
+
+
+class _Output:
+    """A project's rows and drops on their way to disk, one batch of changes at a time.
+
+    Why this order is crash-safe: a batch's parts (rows, drops) are written atomically before the
+    checkpoint naming its changes; see the module docstring."""
+
+    def __init__(self, out: Path, spec: ProjectSpec, ckpt: _Checkpoint):
+        self.spec, self.ckpt, self.state = spec, ckpt, ckpt.data
+        self.rows = _Parts(out / PARTS_DIR, spec.slug, ROUNDS_SCHEMA)
+        self.drops = _drop_parts(out, spec)
+        self.rows.prune(self.state["next_part"])
+        self.drops.prune(self.state["next_drop_part"])
+        self.http_before = Counter(self.state["http"])
+        self.pending = Mined()
+        self.pending_done: dict[str, int] = {}
+        self.pending_fallbacks = 0
+
+    def is_done(self, key: str) -> bool:
+        return key in self.state["done"] or key in self.pending_done
+
+    def add(self, key: str, mined: Mined, fallbacks: int) -> None:
+        self.pending += mined
+        self.pending_done[key] = len(mined.rows)
+        self.pending_fallbacks += fallbacks
+
+    @property
+    def batch(self) -> int:
+        return len(self.pending_done)
+
+    def flush(self, http: Counter, finished: bool = False) -> None:
+        state = self.state
+        if self.pending.rows:
+            self.rows.write(self.pending.rows, state["next_part"])
+            state["next_part"] += 1
+        if self.pending.drops:
+            self.drops.write([self._drop_row(d) for d in self.pending.drops], state["next_drop_part"])
+            state["next_drop_part"] += 1
+        state["done"].update(self.pending_done)
+        state["content_fallbacks"] += self.pending_fallbacks
+        state["http"] = dict(self.http_before + http)
+        state["finished"] = finished or state["finished"]
+        self.ckpt.save()
+        self.pending, self.pending_done, self.pending_fallbacks = Mined(), {}, 0
+
+    def _drop_row(self, drop: Drop) -> dict:
+        return {"source": self.spec.source, "project": self.spec.project, "change": drop.change,
+                "round_id": drop.round_id, "path": drop.path, "reason": drop.message, "kind": drop.reason.value}
+
+
+def _client(spec: ProjectSpec, out: Path, opts: JobOptions) -> Client:
+    """The project's HTTP client, with the job's credentials for its forge, else the environment's."""
+    dialect: Dialect = "gerrit" if spec.source == "gerrit" else "github"
     credentials = opts.credentials.get(spec.source) or (
         credentials_from_env(dialect, spec.host) if opts.ambient_credentials else Credentials())
-    client = Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
-                    cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
-                    **opts.client_options)
+    return Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
+                  cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
+                  **opts.client_options)
+
+
+def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
+    """The forge's miner over the run's window (stored in the checkpoint, so a resumed run asks the same)."""
     since, until = parse_time(state["since"]), parse_time(state["until"])
     if spec.source == "gerrit":
-        miner: GerritMiner | GitHubMiner = GerritMiner(client, spec.url or "", spec.project, since, until)
-    else:
-        miner = GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url)
+        return GerritMiner(client, spec.url or "", spec.project, since, until)
+    return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url)
+
+
+def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions) -> GitRepo:
+    """The project's bare clone, brought up to date (offline: only from a clone on this machine)."""
     repo = GitRepo((opts.repos or out / "repos") / f"{spec.slug}.git",
                    route(spec.clone_url or miner.default_clone_url, opts.routes), miner.refspecs)
-    http_before = Counter(state["http"])
-    counts: Counter = Counter()
-    pending_rows: list[dict] = []
-    pending_done: dict[str, int] = {}
-    pending_drops: list[dict] = []
+    if opts.cache_mode != "offline":
+        repo.sync()
+    elif not (repo.path / "HEAD").exists():
+        if not _is_local(repo.url):
+            raise InputError(repo.path, f"offline replay needs the clone of {spec.project}; run once "
+                             "online, or point repos= at the clones of an earlier run")
+        repo.sync()  # a clone from this machine is not network access
+    return repo
 
-    def flush() -> None:
-        if pending_rows:
-            table = pa.Table.from_pylist(pending_rows, schema=ROUNDS_SCHEMA)
-            write_table(table, parts / f"{spec.slug}-{state['next_part']:06d}.parquet", schema=ROUNDS_SCHEMA)
-            state["next_part"] += 1
-        state["done"].update(pending_done)
-        state["dropped"].extend(pending_drops)
-        state["http"] = dict(http_before + client.stats)
-        ckpt.save()
-        pending_rows.clear(), pending_done.clear(), pending_drops.clear()
 
+def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tuple[Mined, int]:
+    """Rows and drops of one change, and how many files came from the REST fallback."""
+    reader = ContentReader(repo, miner.fallback(change), fetch=fetch)
     try:
-        if opts.cache_mode != "offline":
-            repo.sync()
-        elif not (repo.path / "HEAD").exists():
-            if not _is_local(repo.url):
-                raise InputError(repo.path, f"offline replay needs the clone of {spec.project}; run once "
-                                 "online, or point repos= at the clones of an earlier run")
-            repo.sync()  # a clone from this machine is not network access
-        with tqdm(desc=spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
-            for change in miner.list_changes():
-                key = miner.key(change)
-                counts["changes_listed"] += 1
-                bar.update()
-                if key in state["done"] or key in pending_done:
-                    counts["changes_skipped_done"] += 1
-                    continue
-                reader = ContentReader(repo, miner.fallback(change), fetch=opts.cache_mode != "offline")
-                try:
-                    rows = miner.rounds(change, reader, pending_drops)
-                except RemoteError as exc:
-                    if exc.status != 404:
-                        raise
-                    rows = []  # deleted between listing and fetching: record it, move on
-                    pending_drops.append({"round_id": None, "change": key, "path": None, "reason": str(exc)})
-                state["content_fallbacks"] += reader.fallbacks
-                counts["changes_mined"] += 1
-                pending_rows.extend(rows)
-                pending_done[key] = len(rows)
-                if len(pending_done) >= opts.batch_size:
-                    flush()
-        state["finished"] = True
-        flush()
-    finally:
-        repo.close()
-        client.close()
-    reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in state["dropped"])
+        mined = miner.rounds(change, reader)
+    except RemoteError as exc:
+        if exc.status != 404:
+            raise
+        mined = Mined(drops=[Drop(DropReason.CHANGE_GONE, str(exc), miner.key(change))])  # deleted since listed
+    return mined, reader.fallbacks
+
+
+def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions) -> Counter:
+    """Mine every listed change not done yet, flushing a batch every ``batch_size`` changes (``http``: the
+    client's live request counts, saved with each batch)."""
+    counts: Counter = Counter()
+    with tqdm(desc=output.spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
+        for change in miner.list_changes():
+            counts["changes_listed"] += 1
+            bar.update()
+            key = miner.key(change)
+            if output.is_done(key):
+                counts["changes_skipped_done"] += 1
+                continue
+            output.add(key, *_mine_change(miner, change, repo, fetch=opts.cache_mode != "offline"))
+            counts["changes_mined"] += 1
+            if output.batch >= opts.batch_size:
+                output.flush(http)
+    output.flush(http, finished=True)
+    return counts
+
+
+def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, http_this_run: Counter,
+             seconds: float) -> dict:
+    """The project's entry in the manifest."""
+    dropped = drops.select(["round_id", "change", "path", "reason"]).to_pylist()
+    reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in dropped)
     return {
         "asked": spec.asked(), "slug": spec.slug, "window": {"since": state["since"], "until": state["until"]},
         "changes_listed_this_run": counts["changes_listed"], "changes_mined_this_run": counts["changes_mined"],
         "changes_skipped_resume": counts["changes_skipped_done"], "changes_done": len(state["done"]),
         "rows": sum(state["done"].values()), "parts": state["next_part"],
-        "dropped": state["dropped"], "dropped_by_reason": dict(reasons),
-        "http": state["http"], "http_this_run": dict(client.stats),
-        "content_fallbacks": state["content_fallbacks"], "seconds_this_run": round(time.monotonic() - started, 3),
+        "dropped": dropped, "dropped_by_reason": dict(reasons),
+        "dropped_by_kind": dict(sorted(Counter(drops.column("kind").to_pylist()).items())),
+        "http": state["http"], "http_this_run": dict(http_this_run),
+        "content_fallbacks": state["content_fallbacks"], "seconds_this_run": round(seconds, 3),
     }
+
+
+def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
+    """Mine one project into ``out`` (resuming from its checkpoint) and return its summary."""
+    started = time.monotonic()
+    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now())
+    output = _Output(out, spec, ckpt)
+    client = _client(spec, out, opts)
+    try:
+        miner = _miner(spec, client, ckpt.data)
+        repo = _repo(spec, miner, out, opts)
+        try:
+            counts = _mine_changes(miner, repo, output, client.stats, opts)
+        finally:
+            repo.close()
+    finally:
+        client.close()
+    return _summary(spec, ckpt.data, output.drops.read(), counts, client.stats, time.monotonic() - started)
 
 
 def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
@@ -256,9 +365,8 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
     }
-    dropped = [{"source": spec.source, "project": spec.project, "change": d.get("change"), "round_id": d.get("round_id"),
-                "path": d.get("path"), "reason": d["reason"]} for spec, p in zip(specs, projects) for d in p["dropped"]]
-    write_table(pa.Table.from_pylist(dropped, schema=MINE_DROPPED_SCHEMA), out / "dropped.parquet", MINE_DROPPED_SCHEMA)
+    dropped = pa.concat_tables([_drop_parts(out, spec).read() for spec in specs])
+    write_table(dropped, out / "dropped.parquet", MINE_DROPPED_SCHEMA)
     write_json(out / "manifest.json", manifest)
     return manifest
 

@@ -13,18 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from ..errors import InputError
+from .base import Drop, Dropped, DropReason, Fallback, Mined, no_round
 from .git import GitRepo
 from .http import BadField
-
-#: Called with (commit, path) when git cannot reach a commit: the file's text, None if absent.
-Fallback = Callable[[str, str], "str | None"]
-
-
-class Dropped(Exception):
-    """A round (or one file of it) cannot be built; the reason is recorded in the manifest."""
 
 
 def is_java(path: str | None) -> bool:
@@ -96,15 +90,11 @@ class Round:
         return f"{self.source}:{self.host}:{self.project}:{self.change}:{self.round}"
 
 
-def no_round(change: str, paths: Iterable[str], reason: str) -> list[dict]:
-    """``drops`` entries for reviewed files that make no round (``round_id`` is None: there is none)."""
-    return [{"round_id": None, "change": change, "path": path, "reason": reason} for path in sorted(paths)]
-
-
-def last_revision(revision: str) -> str:
-    """Why comments on the last revision (Gerrit's last patch set, a pull request's last commit) make no
+def last_revision(change: str, paths: Iterable[str], revision: str) -> Mined:
+    """Reviewed files of the last revision (Gerrit's last patch set, a pull request's last commit) make no
     round: nothing was revised after them, so there is no m_r to learn from."""
-    return f"reviewed revision {revision} is the last one: no revised code after the comments"
+    return no_round(DropReason.LAST_REVISION,
+                    f"reviewed revision {revision} is the last one: no revised code after the comments", change, paths)
 
 
 class ContentReader:
@@ -155,7 +145,7 @@ class ContentReader:
         if self._present[sha]:
             return self.repo.read(sha, path)
         if self.fallback is None:
-            raise Dropped(f"commit {sha} is not reachable (force-pushed or deleted)")
+            raise Dropped(DropReason.UNREACHABLE, f"commit {sha} is not reachable (force-pushed or deleted)")
         self.fallbacks += 1
         return self.fallback(sha, path)
 
@@ -166,7 +156,7 @@ def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader
     text_before, text_after = content.read_many([(before, path), (after, path)])
     path_after: str | None = path
     if text_before is None and text_after is None:
-        raise Dropped(f"{path} exists in neither {before} nor {after}")
+        raise Dropped(DropReason.NO_FILE, f"{path} exists in neither {before} nor {after}")
     if text_before is None:
         status = "added"
     elif text_after is None:
@@ -190,13 +180,12 @@ def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader
     }
 
 
-def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: ContentReader,
-               drops: list[dict]) -> list[dict]:
-    """Rows of one round; a file or round that cannot be read is appended to ``drops`` with a reason."""
-    rows = []
+def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: ContentReader) -> Mined:
+    """Rows of one round, in path order; a file that cannot be read is a drop with its reason."""
+    mined = Mined()
     for path in sorted(comments_by_path):
         try:
-            rows.append(file_row(rnd, path, comments_by_path[path], content))
+            mined.rows.append(file_row(rnd, path, comments_by_path[path], content))
         except Dropped as exc:
-            drops.append({"round_id": rnd.round_id, "change": rnd.change, "path": path, "reason": str(exc)})
-    return rows
+            mined.drops.append(Drop(exc.reason, str(exc), rnd.change, path, rnd.round_id))
+    return mined

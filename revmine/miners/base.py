@@ -1,0 +1,111 @@
+"""What every forge miner declares, and what mining one change gives back.
+
+In the style of Perceval's ``Backend``: a miner knows one forge's API and nothing of the job around it.
+It lists a project's changes in a time window (:meth:`Miner.list_changes`, Perceval's ``fetch_items``),
+names and dates each one (:meth:`Miner.key`, :meth:`Miner.updated`: ``metadata_id``,
+``metadata_updated_on``), and turns one change into ``ROUNDS_SCHEMA`` rows plus the typed reasons why
+reviewed files made no row (:meth:`Miner.rounds` returns a :class:`Mined`). The job
+(:mod:`revmine.miners.jobs`) owns the rest: client, clone, checkpoints, parts, manifest.
+
+Why drops are returned rather than appended to a list the caller passes: a change's rows and drops are
+then one value, written together or not at all, which is what makes a resumed run hold each once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from .rounds import ContentReader
+
+#: Called with (commit, path) when git cannot reach a commit: the file's text, None if absent.
+Fallback = Callable[[str, str], "str | None"]
+
+
+class DropReason(str, Enum):
+    """Why a reviewed file (or a whole change) made no row: one vocabulary for both forges, counted per
+    project in the manifest (``dropped_by_kind``) so a run can be audited."""
+
+    LAST_REVISION = "last_revision"  # reviewer comments on the last revision: nothing was revised after them
+    UNKNOWN_REVISION = "unknown_revision"  # comments on a patch set the change does not list
+    UNREACHABLE = "unreachable"  # a commit out of reach of git and of the forge's content endpoint
+    NO_FILE = "no_file"  # the commented file is in neither revision of the round
+    CHANGE_GONE = "change_gone"  # the change answered 404 between listing and fetching (deleted)
+    COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
+
+
+@dataclass(frozen=True)
+class Drop:
+    """One file (``path``) of a round, or a whole change (``path`` None), that made no row.
+
+    ``message`` is what a person reads (it names the revision); ``reason`` is what is counted."""
+
+    reason: DropReason
+    message: str
+    change: str
+    path: str | None = None
+    round_id: str | None = None  # None when no round exists (last revision, unknown revision, change gone)
+
+
+class Dropped(Exception):
+    """Raised where a round (or one file of it) turns out impossible; becomes a :class:`Drop`."""
+
+    def __init__(self, reason: DropReason, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class Mined:
+    """What mining one change (or a part of one) gave: rows in ``ROUNDS_SCHEMA`` and drops."""
+
+    rows: list[dict] = field(default_factory=list)
+    drops: list[Drop] = field(default_factory=list)
+
+    def __iadd__(self, other: Mined) -> Mined:
+        self.rows += other.rows
+        self.drops += other.drops
+        return self
+
+
+def no_round(reason: DropReason, message: str, change: str, paths: Iterable[str]) -> Mined:
+    """Reviewed files that make no round (there is no ``round_id``), one drop each, in path order."""
+    return Mined(drops=[Drop(reason, message, change, path) for path in sorted(paths)])
+
+
+class Miner(ABC):
+    """A forge's miner for one project and time window (see the module docstring)."""
+
+    source: ClassVar[str]  # the ``source`` column: "gerrit" | "github"
+    refspecs: ClassVar[list[str]]  # what the clone fetches so that every revision of a change is in git
+    host: str  # the ``host`` column (never user-info)
+    project: str  # the ``project`` column
+
+    @property
+    @abstractmethod
+    def default_clone_url(self) -> str:
+        """Where the project's git repository is, when the user names none."""
+
+    @abstractmethod
+    def list_changes(self) -> Iterator[dict]:
+        """Every change of the window once, as the forge describes it (fields checked)."""
+
+    @abstractmethod
+    def key(self, change: dict) -> str:
+        """The change's number: the ``change`` column and the checkpoint's key."""
+
+    @abstractmethod
+    def updated(self, change: dict) -> datetime | None:
+        """When the change last moved (cached answers older than this are asked again)."""
+
+    @abstractmethod
+    def fallback(self, change: dict) -> Fallback:
+        """Reads a file at a revision git cannot reach (raises :class:`Dropped` when the forge cannot)."""
+
+    @abstractmethod
+    def rounds(self, change: dict, content: ContentReader) -> Mined:
+        """Rows of every round of ``change``, and why its other reviewed files made none."""
