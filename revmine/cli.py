@@ -1,7 +1,8 @@
 """The ``revmine`` command line: one sub-command per stage.
 
 Errors in the user's input (:class:`revmine.errors.InputError`) are printed as one line naming the file
-and line, with exit status 2; anything else is a bug and keeps its traceback.
+and line, with exit status 2; failures of the outside world (:class:`revmine.errors.OperationError`: network,
+git, disk) as one line with exit status 1; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def _run_score(args: argparse.Namespace) -> int:
     from .metrics.score import score_file, summary_markdown, write_run
 
     if args.plot and args.out is None:
-        raise SystemExit("--plot needs --out")
+        raise InputError(None, "needs --out", field="--plot")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
+        raise InputError(None, "needs matplotlib: pip install 'revmine[plots]'", field="--plot")
     run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
                      args.id_field, args.profile, args.metrics, args.kind, args.workers,
                      progress=not args.json and sys.stderr.isatty())
@@ -196,7 +197,7 @@ def _run_mine(args: argparse.Namespace) -> int:
                          wait_on_rate_limit=not opt.get("no_wait"))
     if args.job is not None:
         if args.platform:
-            raise SystemExit("give either --job or a platform (gerrit/github), not both")
+            raise InputError(None, "give either --job or a platform (gerrit/github), not both", field="revmine mine")
         manifest = run_job(args.job, args.out, options)
     elif args.platform == "gerrit":
         manifest = mine_gerrit(args.url, args.project, args.out, args.since, args.until,
@@ -205,7 +206,7 @@ def _run_mine(args: argparse.Namespace) -> int:
         manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
                                clone_url=args.clone_url, options=options)
     else:
-        raise SystemExit("revmine mine: give --job JOB.toml, or `gerrit ...` or `github ...`")
+        raise InputError(None, "give --job JOB.toml, or `gerrit ...` or `github ...`", field="revmine mine")
     json.dump(manifest, sys.stdout, indent=2, default=str)
     print()
     return 0
@@ -265,7 +266,7 @@ def _run_unabstract(args: argparse.Namespace) -> int:
 
 
 # Parsers are built without importing the stages (scikit-learn alone takes a second): choices that live in
-# a stage are checked by the stage, whose ValueError becomes a one-line error.
+# a stage are checked by the stage, whose InputError becomes a one-line error.
 def _add_classifier(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("classifier", help="train or evaluate the noise-comment classifier on your labels")
     actions = p.add_subparsers(dest="action", required=True)
@@ -380,7 +381,7 @@ def _run_split(args: argparse.Namespace) -> int:
     try:
         fractions = tuple(float(f) for f in args.fractions.split(","))
     except ValueError:
-        raise SystemExit(f"--fractions: expected three numbers, got {args.fractions!r}")
+        raise InputError(None, f"expected three numbers, got {args.fractions!r}", field="--fractions") from None
     result = split_dataset(args.dataset, args.out, SplitOptions(strategy=args.strategy, fractions=fractions,
                                                                   seed=args.seed, rounds=args.rounds))
     json.dump(result, sys.stdout, indent=2, default=str)
@@ -423,11 +424,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, ValueError, OperationError) as exc:
+    except (InputError, OperationError) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
             raise
         print(f"revmine: error: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, InputError) else 1
 
 
 if __name__ == "__main__":

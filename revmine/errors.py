@@ -1,24 +1,31 @@
-"""The one exception type users see for bad input: it always names the file, and the row or field."""
+"""Whose fault an error is: the user's (:class:`InputError`), the world's (:class:`OperationError`), or a bug.
+
+The command line prints the first two as one line (exit status 2 and 1) and lets everything else keep its
+traceback. Neither subclasses ``ValueError``: a bug's ``ValueError`` (a schema cast gone wrong, a bad
+argument between two of revmine's own functions) must not be mistaken for the user's and lose its traceback.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 
-class InputError(ValueError):
-    """Bad input data. The message starts with ``file:line`` (or ``file: field``) so it can be acted on."""
+class InputError(Exception):
+    """Bad input: a file or a setting. The message starts with ``file:line [field]`` (or, for a setting
+    given on the command line, with the setting's name) so it can be acted on."""
 
     def __init__(self, path: str | Path | None, message: str, line: int | None = None, field: str | None = None):
-        where = str(path) if path is not None else "<input>"
-        if line is not None:
-            where += f":{line}"
-        if field is not None:
-            where += f" [{field}]"
+        if path is None:
+            where = field or "input"
+        else:
+            where = str(path) + (f":{line}" if line is not None else "") + (f" [{field}]" if field else "")
         super().__init__(f"{where}: {message}")
         self.path = None if path is None else str(path)
         self.line = line
         self.field = field
+        self.message = message
 
 
 class OperationError(RuntimeError):
-    """An expected failure outside revmine (a forge answering an error, git failing): one line to the user."""
+    """An expected failure outside revmine (a forge answering an error, git failing, a full disk): one line
+    saying what failed and what to do."""

@@ -112,13 +112,15 @@ class FilterOptions:
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
-            raise ValueError(f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}")
+            raise InputError(None, f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}",
+                             field="profile")
         unknown = set(self.skip) - set(FILTER_NAMES)
         if unknown:
-            raise ValueError(f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
+            raise InputError(None, f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}",
+                             field="skip")
         missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
         if missing:
-            raise ValueError(f"duplicate_fields not in the candidates schema: {missing}")
+            raise InputError(None, f"not in the candidates schema: {missing}", field="duplicate_fields")
 
 
 @dataclass

@@ -43,6 +43,7 @@ import pyarrow.compute as pc
 from .. import __version__
 from ..schema import scores_schema
 from ..store import atomic_path, write_json, write_table, write_text
+from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .predictions import Predictions, read_predictions
 from .registry import select_metrics
@@ -121,7 +122,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     """
     workers = 1 if workers is None else int(workers)
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise InputError(None, f"must be at least 1, not {workers}", field="workers")
     n = len(hyps)
     groups = statistics_groups(metrics)
     pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
