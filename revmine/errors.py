@@ -15,10 +15,11 @@ class InputError(Exception):
     given on the command line, with the setting's name) so it can be acted on."""
 
     def __init__(self, path: str | Path | None, message: str, line: int | None = None, field: str | None = None):
-        if path is None:
-            where = field or "input"
-        else:
-            where = str(path) + (f":{line}" if line is not None else "") + (f" [{field}]" if field else "")
+        where = str(path) if path is not None else "" if field and line is None else "<input>"
+        if line is not None:
+            where += f":{line}"
+        if field:
+            where += f" [{field}]" if where else field
         super().__init__(f"{where}: {message}")
         self.path = None if path is None else str(path)
         self.line = line
