@@ -49,9 +49,9 @@ def _run_score(args: argparse.Namespace) -> int:
     from .metrics.score import score_file, summary_markdown, write_run
 
     if args.plot and args.out is None:
-        raise InputError(None, "needs --out", field="--plot")
+        raise InputError.setting("--plot", "needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        raise InputError(None, "needs matplotlib: pip install 'revmine[plots]'", field="--plot")
+        raise InputError.setting("--plot", "needs matplotlib: pip install 'revmine[plots]'")
     run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
                      args.id_field, args.profile, args.metrics, args.kind, args.workers,
                      progress=not args.json and sys.stderr.isatty())
@@ -197,7 +197,7 @@ def _run_mine(args: argparse.Namespace) -> int:
                          wait_on_rate_limit=not opt.get("no_wait"))
     if args.job is not None:
         if args.platform:
-            raise InputError(None, "give either --job or a platform (gerrit/github), not both", field="revmine mine")
+            raise InputError.setting("revmine mine", "give either --job or a platform (gerrit/github), not both")
         manifest = run_job(args.job, args.out, options)
     elif args.platform == "gerrit":
         manifest = mine_gerrit(args.url, args.project, args.out, args.since, args.until,
@@ -206,7 +206,7 @@ def _run_mine(args: argparse.Namespace) -> int:
         manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
                                clone_url=args.clone_url, options=options)
     else:
-        raise InputError(None, "give --job JOB.toml, or `gerrit ...` or `github ...`", field="revmine mine")
+        raise InputError.setting("revmine mine", "give --job JOB.toml, or `gerrit ...` or `github ...`")
     json.dump(manifest, sys.stdout, indent=2, default=str)
     print()
     return 0
@@ -381,7 +381,7 @@ def _run_split(args: argparse.Namespace) -> int:
     try:
         fractions = tuple(float(f) for f in args.fractions.split(","))
     except ValueError:
-        raise InputError(None, f"expected three numbers, got {args.fractions!r}", field="--fractions") from None
+        raise InputError.setting("--fractions", f"expected three numbers, got {args.fractions!r}") from None
     result = split_dataset(args.dataset, args.out, SplitOptions(strategy=args.strategy, fractions=fractions,
                                                                   seed=args.seed, rounds=args.rounds))
     json.dump(result, sys.stdout, indent=2, default=str)

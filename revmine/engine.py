@@ -178,15 +178,15 @@ def open_engine(engine: str = "local", workers: int | None = None, address: str 
     is an error rather than a silently serial run.
     """
     if workers is not None and workers < 1:
-        raise InputError(None, f"must be at least 1, not {workers}", field="workers")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
     if engine == "local":
         if (workers or 1) > 1 or address:
-            raise InputError(None, "workers and a scheduler address need engine 'dask'; the local engine is one process",
-                             field="engine")
+            raise InputError.setting("engine",
+                                     "workers and a scheduler address need engine 'dask'; the local engine is one process")
         return LocalEngine()
     if engine == "dask":
         return DaskEngine(workers=workers, address=address, window=window)
-    raise InputError(None, f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}", field="engine")
+    raise InputError.setting("engine", f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
 
 
 def map_batches(fn: Callable[..., R], items: Iterable[T], *args: Any, engine: str = "local",

@@ -11,20 +11,27 @@ from pathlib import Path
 
 
 class InputError(Exception):
-    """Bad input: a file or a setting. The message starts with ``file:line [field]`` (or, for a setting
-    given on the command line, with the setting's name) so it can be acted on."""
+    """Bad input: a file or a setting. The message starts with ``file:line [field]`` (or, for a setting, with
+    the setting's name: :meth:`setting`) so it can be acted on."""
 
     def __init__(self, path: str | Path | None, message: str, line: int | None = None, field: str | None = None):
-        where = str(path) if path is not None else "" if field and line is None else "<input>"
+        where = str(path) if path is not None else "<input>"
         if line is not None:
             where += f":{line}"
-        if field:
-            where += f" [{field}]" if where else field
+        if field is not None:
+            where += f" [{field}]"
         super().__init__(f"{where}: {message}")
         self.path = None if path is None else str(path)
         self.line = line
         self.field = field
         self.message = message
+
+    @classmethod
+    def setting(cls, name: str, message: str) -> "InputError":
+        """A bad setting (a command-line option, a key of a job file's table): the message starts with its name."""
+        error = cls(None, message, field=name)
+        error.args = (f"{name}: {message}",)
+        return error
 
 
 class OperationError(RuntimeError):

@@ -126,7 +126,7 @@ class ExportOptions:
     def __post_init__(self) -> None:
         unknown = set(self.formats) - set(FORMATS)
         if unknown:
-            raise InputError(None, f"unknown export formats {sorted(unknown)}; choose from {FORMATS}", field="formats")
+            raise InputError.setting("formats", f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:

@@ -73,10 +73,11 @@ class SplitOptions:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise InputError(None, f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}", field="strategy")
+            raise InputError.setting("strategy",
+                                     f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
         if len(self.fractions) != 3 or min(self.fractions) < 0 or abs(sum(self.fractions) - 1) > 1e-9:
-            raise InputError(None, f"must be three non-negative numbers summing to 1, got {self.fractions}",
-                             field="fractions")
+            raise InputError.setting("fractions",
+                                     f"must be three non-negative numbers summing to 1, got {self.fractions}")
 
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,

@@ -147,7 +147,7 @@ def _estimator(model: str, seed: int, params: dict[str, object]) -> BaseEstimato
                                          **params})
     if model == "naive_bayes":
         return MultinomialNB(**{"alpha": 0.1, **params})
-    raise InputError(None, f"unknown model {model!r}; choose one of {', '.join(MODELS)}", field="model")
+    raise InputError.setting("model", f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
 
 
 def build(model: str = DEFAULT_MODEL, seed: int = 0, char_ngrams: bool = False, **params: object) -> Pipeline:

@@ -135,7 +135,7 @@ def read_text(hypotheses: str | Path, references: str | Path, beam: int = 1) -> 
     """Read parallel files: ``beam`` consecutive hypothesis lines per reference line."""
     hyp_path, ref_path = Path(hypotheses), Path(references)
     if beam < 1:
-        raise InputError(None, f"must be at least 1, got {beam}", field="beam")
+        raise InputError.setting("beam", f"must be at least 1, got {beam}")
     hyps, refs = read_lines(hyp_path), read_lines(ref_path)
     if not refs:
         raise InputError(ref_path, "no references: the file is empty")
@@ -247,7 +247,7 @@ def read_predictions(path: str | Path, fmt: str | None = None, references: str |
     """Read predictions in any supported format (detected when ``fmt`` is None)."""
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
-        raise InputError(None, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", field="format")
+        raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "tufano":
         return read_tufano(path)
     if fmt == "text":

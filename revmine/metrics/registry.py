@@ -76,17 +76,17 @@ def make_metric(spec: str) -> Metric:
     """Build one metric from ``name`` or ``name(key=value, ...)``; errors list the known names."""
     match = _SPEC.match(spec)
     if match is None or match.group(1) not in METRICS:
-        raise InputError(None, f"unknown metric {spec!r}; known: {', '.join(METRICS)}", field="metrics")
+        raise InputError.setting("metrics", f"unknown metric {spec!r}; known: {', '.join(METRICS)}")
     kwargs: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in (match.group(2) or "").split(","))):
         key, sep, value = item.partition("=")
         if not sep:
-            raise InputError(None, f"metric {spec!r}: setting {item!r} is not key=value", field="metrics")
+            raise InputError.setting("metrics", f"metric {spec!r}: setting {item!r} is not key=value")
         kwargs[key.strip()] = _value(value.strip())
     try:
         return METRICS[match.group(1)](**kwargs)
     except (TypeError, ValueError) as exc:  # an unknown setting, or a value the metric refuses
-        raise InputError(None, f"metric {spec!r}: {exc}", field="metrics") from exc
+        raise InputError.setting("metrics", f"metric {spec!r}: {exc}") from exc
 
 
 def split_specs(text: str) -> list[str]:
@@ -110,7 +110,7 @@ def make_metrics(specs: list[str]) -> list[Metric]:
 
 def default_metrics(kind: str) -> list[Metric]:
     if kind not in DEFAULTS:
-        raise InputError(None, f"unknown kind {kind!r}; choose one of {', '.join(DEFAULTS)}", field="kind")
+        raise InputError.setting("kind", f"unknown kind {kind!r}; choose one of {', '.join(DEFAULTS)}")
     return make_metrics(DEFAULTS[kind])
 
 
@@ -121,7 +121,7 @@ def select_metrics(profile: str | None = None, metrics: str | list[str] | None =
 
     if profile:
         if profile not in PROFILES:
-            raise InputError(None, f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", field="profile")
+            raise InputError.setting("profile", f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}")
         return PROFILES[profile].metrics(), PROFILES[profile]
     if metrics:
         return make_metrics(split_specs(metrics) if isinstance(metrics, str) else list(metrics)), None

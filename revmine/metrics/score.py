@@ -122,7 +122,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     """
     workers = 1 if workers is None else int(workers)
     if workers < 1:
-        raise InputError(None, f"must be at least 1, not {workers}", field="workers")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
     n = len(hyps)
     groups = statistics_groups(metrics)
     pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled

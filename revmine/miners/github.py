@@ -67,7 +67,7 @@ class GitHubMiner(Miner):
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
                  api_url: str = DEFAULT_API, page_size: int = 100):
         if repo.count("/") != 1 or not all(repo.split("/")):
-            raise InputError(None, f"must be OWNER/NAME, not {repo!r}", field="repository")
+            raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
         self.client = client
         self.project = repo
         self.api = api_url.rstrip("/")

@@ -53,7 +53,7 @@ def unabstract_file(predictions: Path, maps: Path, out: Path, beam: int = 1,
     """Unabstract every line of ``predictions`` (``beam`` lines per example) with its example's map from
     ``maps``, and write the source-code lines to ``out``."""
     if beam < 1:
-        raise InputError(None, f"must be at least 1, not {beam}", field="beam")
+        raise InputError.setting("beam", f"must be at least 1, not {beam}")
     lines = read_lines(predictions)
     per_example = read_maps(maps, map_column)
     if len(lines) != beam * len(per_example):
