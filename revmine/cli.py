@@ -419,11 +419,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _resumable(out: Path) -> bool:
+    """A failed run or mine that checkpointed progress keeps its output folder, to resume from it."""
+    return (out / "run.json").exists() or any((out / "state").glob("*.json"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command; user errors and failures of the outside world are one line (REVMINE_DEBUG=1: traceback)."""
     args = build_parser().parse_args(argv)
+    from .staging import command_output  # after parsing: --help and bad options need no pyarrow
+
     try:
-        return args.func(args)
+        with command_output(getattr(args, "out", None), keep=_resumable):
+            return args.func(args)
     except (InputError, OperationError) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
             raise

@@ -2,7 +2,9 @@
 
 Writes are atomic: data goes to a temporary file in the destination directory, is flushed and fsynced,
 then renamed over the destination (``os.replace``). An interrupted or failed write therefore never
-leaves a truncated file and never clobbers what was there before. Reads check the schema tag written
+leaves a truncated file and never clobbers what was there before; a disk refusing the write (a file in
+the way, read-only, full) is one :class:`~revmine.errors.OperationError` naming the destination, never
+the temporary file, which is removed. Reads check the schema tag written
 by :mod:`revmine.schema` so that a file from another stage gives a clear error naming the file.
 """
 
@@ -18,24 +20,44 @@ from typing import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InputError
+from .errors import InputError, output_error
 from .schema import schema_id
+
+
+@contextlib.contextmanager
+def writing(dest: str | Path) -> Iterator[None]:
+    """Report a disk refusing to write ``dest`` (:func:`revmine.errors.output_error`) as one line naming it."""
+    try:
+        yield
+    except OSError as exc:
+        error = output_error(exc, dest)
+        if error is None:
+            raise
+        raise error from exc
 
 
 @contextlib.contextmanager
 def atomic_path(dest: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; rename it onto ``dest`` only if the block succeeds."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
-    os.close(fd)
+    with writing(dest):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
+        os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        with open(tmp_path, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp_path, _mode_for(dest))  # mkstemp makes 0600; outputs get the usual permissions
-        os.replace(tmp_path, dest)
+        try:
+            yield tmp_path
+        except OSError as exc:  # the block writing the temporary file (pyarrow names no file)
+            if exc.filename not in (None, tmp):
+                raise
+            with writing(dest):
+                raise
+        with writing(dest):
+            with open(tmp_path, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.chmod(tmp_path, _mode_for(dest))  # mkstemp makes 0600; outputs get the usual permissions
+            os.replace(tmp_path, dest)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -94,7 +116,11 @@ class AtomicParquetWriter:
 
     def __enter__(self) -> "AtomicParquetWriter":
         tmp = self._ctx.__enter__()
-        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        try:
+            self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        except BaseException as error:  # the temporary file must still go
+            self._ctx.__exit__(type(error), error, error.__traceback__)
+            raise
         return self
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:

@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..schema import scores_schema
-from ..store import atomic_path, write_json, write_table, write_text
+from ..store import atomic_path, write_json, write_table, write_text, writing
 from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .predictions import Predictions, read_predictions
@@ -327,7 +327,8 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
     n, k_max = run.examples, run.k
     written = []
     for metric in run.metrics:
