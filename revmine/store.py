@@ -15,7 +15,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -140,22 +140,73 @@ class AtomicParquetWriter:
         return bool(self._ctx.__exit__(exc_type, exc, tb))
 
 
-def read_table(path: str | Path, expect: str | None = None, columns: list[str] | None = None) -> pa.Table:
-    """Read a Parquet file (or directory of parts); with ``expect`` ("scores/1"), check its schema tag."""
+def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns: list[str] | None = None
+               ) -> pa.Table:
+    """Read a Parquet file (or directory of parts), checked against what the caller expects.
+
+    ``expect``: a schema tag ("scores/1"), or a schema of :mod:`revmine.schema`, whose tag is checked and
+    whose columns (those of ``columns``, or all) must be there with their types (:func:`check_columns`).
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(path, "no such file or directory")
     try:
+        schema = pq.read_schema(path) if path.is_file() else None
+        if schema is not None and isinstance(expect, pa.Schema):  # before reading: a missing column is named
+            check_columns(path, schema, expect, columns)
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    if isinstance(expect, pa.Schema):
+        check_columns(path, table.schema, expect, columns)
     if expect is not None:
-        _check_tag(path, pq.read_schema(path) if path.is_file() else table.schema, expect)
+        _check_tag(path, schema or table.schema, expect)
     return table
 
 
-def _check_tag(path: Path, schema: pa.Schema, expect: str) -> None:
+def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema,
+                  columns: Sequence[str] | None = None) -> None:
+    """Every column of ``expected`` (or of ``columns``) must be in ``found`` with its type; others may follow.
+
+    Types are compared by kind, not width (``int64`` fits ``int32``, ``string`` fits ``large_string``), so a
+    file written by pandas is read; a column of another kind (numbers where text is expected) is refused
+    by name instead of being cast or failing deep inside a stage.
+    """
+    for name in columns or expected.names:
+        wanted = expected.field(name)
+        index = found.get_field_index(name)
+        if index < 0:
+            raise InputError(path, f"missing column (expected {wanted.type})", field=name)
+        if not _fits(found.field(index).type, wanted.type):
+            raise InputError(path, f"column of type {found.field(index).type}, expected {wanted.type}", field=name)
+
+
+_KINDS = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_timestamp,
+          lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+          lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
+
+
+def _fits(found: pa.DataType, wanted: pa.DataType) -> bool:
+    """``found`` holds values of ``wanted``'s kind (an all-null column fits anything)."""
+    if found == wanted or pa.types.is_null(found):
+        return True
+    if pa.types.is_list(wanted) or pa.types.is_large_list(wanted):
+        return (pa.types.is_list(found) or pa.types.is_large_list(found)) and _fits(found.value_type,
+                                                                                     wanted.value_type)
+    if pa.types.is_struct(wanted):
+        if not pa.types.is_struct(found):
+            return False
+        names = [found.field(i).name for i in range(found.num_fields)]
+        return all(wanted.field(i).name in names
+                   and _fits(found.field(wanted.field(i).name).type, wanted.field(i).type)
+                   for i in range(wanted.num_fields))
+    return any(kind(found) and kind(wanted) for kind in _KINDS)
+
+
+def _check_tag(path: Path, schema: pa.Schema, expect: str | pa.Schema) -> None:
     """A file tagged by another stage, or by another version of this one, is refused by name."""
+    if isinstance(expect, pa.Schema):
+        expect = schema_id(expect) or ""
     found = schema_id(schema)
     if found is None or found == expect:
         return
@@ -168,10 +219,11 @@ class Parts:
     """A Parquet file, or a directory of Parquet parts read in name order, streamed in record batches.
 
     Stages that write incrementally (the miners, one part per checkpoint) produce directories of parts;
-    readers should not care which they get. Every part's schema tag is checked up front.
+    readers should not care which they get. Every part's schema tag (and, given a schema, its ``columns``)
+    is checked up front.
     """
 
-    def __init__(self, path: str | Path, expect: str | None = None):
+    def __init__(self, path: str | Path, expect: str | pa.Schema | None = None, columns: Sequence[str] | None = None):
         self.path = Path(path)
         if self.path.is_dir():
             self.files = sorted(self.path.glob("*.parquet"))
@@ -189,6 +241,8 @@ class Parts:
                 raise InputError(file, f"not a readable Parquet file: {exc}") from exc
             if expect is not None:
                 _check_tag(file, handle.schema_arrow, expect)
+            if isinstance(expect, pa.Schema):
+                check_columns(file, handle.schema_arrow, expect, columns)
             self._handles.append(handle)
         self.schema = self._handles[0].schema_arrow
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)

@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..filter_report import report_markdown
 from ..rows import KINDS, PAIR, TRIPLET
-from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
+from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
 from ..store import atomic_path, read_table, write_table, write_text
 from ..textio import read_lines
@@ -133,7 +133,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written."""
     options = options or ExportOptions()
     splits_dir, out_dir = Path(splits_dir), Path(out_dir)
-    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=f"{DATASET_NAME}/{DATASET_VERSION}")
+    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=DATASET_SCHEMA)
               for name in SPLITS}
     kinds = [k for k in KINDS if any(pc.any(pc.equal(t.column("kind"), k)).as_py() for t in splits.values())]
     if not kinds:
@@ -143,7 +143,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
     empty = _empty_splits(sizes)
     report = None if options.filter_report is None else read_table(
-        options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
+        options.filter_report, expect=FILTER_REPORT_SCHEMA)
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     files: list[str] = []

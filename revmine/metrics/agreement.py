@@ -32,6 +32,7 @@ from scipy import stats
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
+from ..store import check_columns
 from .base import Metric, check_lengths
 from .score import score_columns
 
@@ -68,8 +69,10 @@ def read_judgements(
                 ),
             )
         elif suffix in (".parquet", ".pq"):
-            header = pq.read_schema(path).names
-            _check_columns(path, header, wanted)
+            schema = pq.read_schema(path)
+            _check_columns(path, schema.names, wanted)
+            # a column of numbers where texts are expected is refused, not turned into strings
+            check_columns(path, schema, pa.schema([pa.field(c, pa.string()) for c in (prediction_col, reference_col)]))
             table = pq.read_table(path, columns=wanted)
         else:
             raise InputError(path, f"unsupported file type {path.suffix!r}: expected .csv or .parquet")

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import pyarrow.parquet as pq
-
 from ..errors import InputError
+from ..store import read_table
 from ..textio import read_jsonl as read_json_objects
 from ..textio import read_lines
 
@@ -210,10 +209,7 @@ def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str |
 def read_parquet(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
                  id_field: str | None = None) -> Predictions:
     path = Path(path)
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except Exception as exc:  # pyarrow raises several types for a bad file
-        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    rows = read_table(path).to_pylist()  # each value's type is checked with its row below
     # Parquet rows have no line numbers; report 1-based row numbers in their place.
     return _from_records(list(enumerate(rows, start=1)), path, "parquet", pred_field, ref_field, id_field)
 
