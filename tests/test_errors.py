@@ -226,11 +226,14 @@ def test_extra_columns_and_other_widths_are_read(example: Path) -> None:
 
 # --- nothing left behind ---------------------------------------------------------------------------------
 
-def test_a_failed_command_removes_only_what_it_created(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_failed_command_removes_only_what_it_created(capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with monkeypatch.context() as full:  # fails after the output folders were made
+        fill_disk(full)
+        one_line_error(capsys, ["score", str(QUICKSTART), "--out", str(tmp_path / "new" / "scores")], 1)
+    assert not (tmp_path / "new").exists()  # both folders the command made are gone
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ORACLE : a\nPREDICTION 1 : \xff\n")
-    one_line_error(capsys, ["score", str(bad), "--out", str(tmp_path / "new" / "scores")], 2)
-    assert not (tmp_path / "new").exists()  # both folders the command would have made are gone
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("kept")
