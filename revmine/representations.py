@@ -160,11 +160,13 @@ def token_stream(code: str, abstracted: bool = False) -> list[Token]:
 class _Node:
     """A node of the parse tree being simplified; a leaf (a token) has ``text``."""
 
-    __slots__ = ("type", "text", "kind", "children")
+    __slots__ = ("type", "text", "kind", "children", "kept", "token_id", "node_id")
 
     def __init__(self, type_: str, text: str | None = None, kind: str = "") -> None:
         self.type, self.text, self.kind = type_, text, kind
         self.children: list[_Node] = []
+        self.kept: _Node | None = None  # what the node is after simplification (None: nothing)
+        self.token_id = self.node_id = 0
 
 
 @lru_cache(maxsize=1)
@@ -192,16 +194,20 @@ def _parse(code: str, abstracted: bool) -> tuple[_Node | None, int]:
     while stack:
         ts_node, node = stack.pop()
         for child in ts_node.children:
-            start, end = max(child.start_byte, lo), min(child.end_byte, hi)
-            errors += child.is_missing or child.type == "ERROR"  # the wrapper is Java: every error is the code's
-            if child.type in _COMMENTS or start >= end:  # the wrapper's tokens; missing (zero-width) tokens
+            type_, start, end = child.type, child.start_byte, child.end_byte
+            if start == end:  # a missing token (the wrapper is Java: every error is the code's)
+                errors += child.is_missing
                 continue
-            if child.child_count == 0 or child.type in _ATOMIC:
+            errors += type_ == "ERROR"
+            start, end = max(start, lo), min(end, hi)
+            if type_ in _COMMENTS or start >= end:  # comments; the wrapper's tokens
+                continue
+            if type_ in _ATOMIC or child.child_count == 0:
                 text = source[start:end].decode("utf-8")
                 kind = token_kind(text, abstracted)
-                node.children.append(_Node(child.type, text, IDENTIFIER if kind == ANNOTATION else kind))
+                node.children.append(_Node(type_, text, IDENTIFIER if kind == ANNOTATION else kind))
             else:
-                made = _Node(child.type)
+                made = _Node(type_)
                 node.children.append(made)
                 stack.append((child, made))
     return _simplify(root), errors
@@ -227,14 +233,13 @@ def _simplify(root: _Node) -> _Node | None:
         node = stack.pop()
         order.append(node)
         stack.extend(node.children)
-    replaced: dict[int, _Node | None] = {}
     for node in reversed(order):  # children before their parents
         if node.text is not None:
-            replaced[id(node)] = node
+            node.kept = node
             continue
-        node.children = [kept for kept in (replaced[id(c)] for c in node.children) if kept is not None]
-        replaced[id(node)] = None if not node.children else node.children[0] if len(node.children) == 1 else node
-    return replaced[id(root)]
+        node.children = [c.kept for c in node.children if c.kept is not None]
+        node.kept = None if not node.children else node.children[0] if len(node.children) == 1 else node
+    return root.kept
 
 
 def _leaves(root: _Node | None) -> list[_Node]:
@@ -253,25 +258,26 @@ def simplified_parse_tree(code: str, abstracted: bool = False) -> dict[str, Any]
     """The SPT of a method in CodeNet's JSON graph format (module doc); ``abstracted``: of the abstracted
     text. Code with no token gives a graph with no node (``root`` null)."""
     root, errors = _parse(code, abstracted)
-    token_ids = {id(leaf): i for i, leaf in enumerate(_leaves(root))}
+    for i, leaf in enumerate(_leaves(root)):
+        leaf.token_id = i
     order: list[_Node] = []
     queue = deque([root] if root is not None else [])
     while queue:
         node = queue.popleft()
+        node.node_id = len(order)
         order.append(node)
         queue.extend(node.children)
-    ids = {id(node): i for i, node in enumerate(order)}
     nodes, edges = [], []
     for i, node in enumerate(order):
         if node.text is not None:
             nodes.append({"id": i, "label": node.text, "node-type": "Token", "type-rule-name": node.type,
-                          "reserved-word-flag": node.text in RESERVED, "token-id": token_ids[id(node)],
+                          "reserved-word-flag": node.text in RESERVED, "token-id": node.token_id,
                           "token-kind": node.kind})
             continue
         label = "".join(c.text if c.text is not None and c.text in RESERVED else "#" for c in node.children)
         nodes.append({"id": i, "label": label, "node-type": "Rule", "type-rule-name": node.type,
                       "reserved-word-flag": False})
-        edges += [{"between": [i, ids[id(c)]]} for c in node.children]
+        edges += [{"between": [i, c.node_id]} for c in node.children]
     return {"graph": {"version": "1.0", "type": "tree", "directed": True, "order": "bfs",
                       "root": 0 if nodes else None, "num-of-nodes": len(nodes), "num-of-edges": len(edges),
                       "errors": errors, "nodes": nodes, "edges": edges}}
