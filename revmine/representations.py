@@ -41,16 +41,17 @@ The SPT is written in CodeNet's JSON graph format: ``{"graph": {"version": "1.0"
 ``token-kind``. An edge is ``{"between": [parent, child]}``, in breadth-first order of parents and in
 order of children; the format's edge ``label`` is where edge types can go later. ``errors`` counts the
 ERROR and missing nodes of tree-sitter's parse (0 when it read the method as Java): the tree is built
-all the same, from the tokens tree-sitter recovered. Code that is not one class member (two methods, a
-statement) gives the tree of the class body it was parsed in, without the braces revmine added.
+all the same, from the tokens tree-sitter recovered. Code that is not one class member gives what
+tree-sitter made of it inside the class: two methods hang from the ``class_body`` node (without the braces
+revmine added), a bare statement is read with ERROR nodes.
 
 **The abstracted SPT** is the SPT of the abstracted text parsed as Java. Abstracted text is Java with
 placeholders for names and literals, except that the abstraction prints ``->`` and ``::`` as two tokens
 (``- >``, ``: :``; ``revmine.preprocess.javalex``): these are joined back before parsing (neither pair
 can occur in Java otherwise), and ``ANNOTATION_n`` is written ``@ANNOTATION_n``. Its leaves are the
 abstracted tokens in order, except that an annotation token is two leaves, ``@`` and the name (an
-``identifier``). Placeholders keep their literal kinds (``STRING_1`` is a ``string_literal`` token). Where the abstracted text is still not Java (a shift
-``> >``), ``errors`` says so.
+``identifier``). Placeholders keep their literal kinds (``STRING_1`` is a ``string_literal`` token).
+Where the abstracted text is still not Java (a shift ``> >``), ``errors`` says so.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from collections import deque
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-__all__ = ["TOKEN_KINDS", "Token", "token_stream", "token_kind", "simplified_parse_tree", "spt_size"]
+__all__ = ["TOKEN_KINDS", "Token", "token_stream", "token_kind", "simplified_parse_tree", "spt_size", "spt_tokens"]
 
 KEYWORDS = frozenset(
     "abstract assert boolean break byte case catch char class const continue default do double else enum "
@@ -239,7 +240,10 @@ def _simplify(root: _Node) -> _Node | None:
             continue
         node.children = [c.kept for c in node.children if c.kept is not None]
         node.kept = None if not node.children else node.children[0] if len(node.children) == 1 else node
-    return root.kept
+    simplified = root.kept
+    for node in order:
+        node.kept = None  # no reference cycle left for the garbage collector
+    return simplified
 
 
 def _leaves(root: _Node | None) -> list[_Node]:
@@ -281,6 +285,12 @@ def simplified_parse_tree(code: str, abstracted: bool = False) -> dict[str, Any]
     return {"graph": {"version": "1.0", "type": "tree", "directed": True, "order": "bfs",
                       "root": 0 if nodes else None, "num-of-nodes": len(nodes), "num-of-edges": len(edges),
                       "errors": errors, "nodes": nodes, "edges": edges}}
+
+
+def spt_tokens(graph: dict[str, Any]) -> list[Token]:
+    """The tokens of an SPT in order: for raw code, :func:`token_stream` without parsing again."""
+    leaves = sorted((n for n in graph["graph"]["nodes"] if n["node-type"] == "Token"), key=lambda n: n["token-id"])
+    return [Token(n["label"], n["token-kind"]) for n in leaves]
 
 
 def spt_size(graph: dict[str, Any]) -> tuple[int, int]:

@@ -19,7 +19,7 @@ import pytest
 
 from revmine.cli import main
 from revmine.dataset.split import SPLITS
-from revmine.representations import Token, simplified_parse_tree, token_kind, token_stream
+from revmine.representations import Token, simplified_parse_tree, spt_tokens, token_kind, token_stream
 
 FIXTURE = Path("../shared/fixtures/tufano2021")
 
@@ -162,6 +162,10 @@ def test_broken_code_still_gives_a_tree_of_its_tokens_and_counts_the_errors():
     assert graph["errors"] >= 1
     assert _leaf_texts(graph) == "void f ( ) { this . value = value this . p = p ; }".split()
     assert simplified_parse_tree("  // nothing\n")["graph"]["nodes"] == []
+    # two members: the root is the class body they were parsed in, without its braces
+    two = simplified_parse_tree("void a() {}\nvoid b() {}")["graph"]
+    assert (two["nodes"][0]["type-rule-name"], two["nodes"][0]["label"]) == ("class_body", "##")
+    assert _leaf_texts(two) == "void a ( ) { } void b ( ) { }".split()
 
 
 def _leaf_texts(graph: dict) -> list[str]:
@@ -210,9 +214,10 @@ def test_every_fixture_method_is_a_tree_of_its_tokens(fixture_rows):
     for i, row in enumerate(fixture_rows):
         for column in ("before", "after"):
             code = row[column]
-            graph = simplified_parse_tree(code)["graph"]
-            leaves = _leaf_texts(graph)
-            assert leaves == [t.text for t in token_stream(code)], (i, column)
+            spt = simplified_parse_tree(code)
+            leaves = _leaf_texts(spt["graph"])
+            tokens = token_stream(code)
+            assert leaves == [t.text for t in tokens] and spt_tokens(spt) == tokens, (i, column)
             reference = [t.value for t in javalang.tokenizer.tokenize(code)]
             assert _split_shifts([_jls_unicode(t) for t in leaves]) == _split_shifts(reference), (i, column)
 

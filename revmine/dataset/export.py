@@ -52,7 +52,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..filter_report import report_markdown
-from ..representations import simplified_parse_tree, spt_size, token_stream
+from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
 from ..staging import staged_directory
@@ -231,12 +231,14 @@ def _write_representations(out: Path, config: str, name: str, part: pa.Table,
             record: dict[str, Any] = {"id": row_id}
             for column, abstracted in CODE_COLUMNS:
                 code = columns[column][i] or ""
+                graph = simplified_parse_tree(code, abstracted) if "spt" in representations else None
                 if "tokens" in representations:
-                    tokens = token_stream(code, abstracted)
+                    reuse = graph is not None and not abstracted  # raw code: the tree's leaves are its tokens
+                    tokens = spt_tokens(graph) if reuse else token_stream(code, abstracted)
                     record[f"{column}_tokens"] = [t.text for t in tokens]
                     record[f"{column}_token_kinds"] = [t.kind for t in tokens]
-                if "spt" in representations:
-                    graph = record[f"{column}_spt"] = simplified_parse_tree(code, abstracted)
+                if graph is not None:
+                    record[f"{column}_spt"] = graph
                     nodes, edges = spt_size(graph)
                     prefix = "abstract_" if abstracted else ""
                     totals[prefix + "nodes"] += nodes
