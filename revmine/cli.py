@@ -396,6 +396,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--formats", help="comma-separated, from parquet, opennmt, jsonl (default: all)")
     p.add_argument("--name", default="Code review dataset", help="the dataset card's title")
     p.add_argument("--filter-report", type=Path, help="filter_report.parquet, for the card's Filters section")
+    p.add_argument("--representations", help="comma-separated, from tokens, spt: token streams and simplified parse "
+                   "trees (Project CodeNet) of each method, in representations/")
     p.set_defaults(func=_run_export)
 
 
@@ -403,7 +405,9 @@ def _run_export(args: argparse.Namespace) -> int:
     from .dataset.export import FORMATS, ExportOptions, export_dataset
 
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip()) if args.formats else FORMATS
-    options = ExportOptions(formats=formats, name=args.name, filter_report=args.filter_report)
+    representations = tuple(r.strip() for r in (args.representations or "").split(",") if r.strip())
+    options = ExportOptions(formats=formats, name=args.name, filter_report=args.filter_report,
+                            representations=representations)
     json.dump(export_dataset(args.splits, args.out, options), sys.stdout, indent=2, default=str)
     print()
     return 0
