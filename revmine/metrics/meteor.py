@@ -159,7 +159,7 @@ def align(
     stemmed, hyp_stem_left, ref_stem_left = _greedy(
         [(i, stem(w)) for i, w in hyp_left], [(j, stem(w)) for j, w in ref_left], lambda s: (s,)
     )
-    syn: list[tuple[int, int]] = []
+    matched: list[tuple[int, int]] = []
     n_syn = 0
     if synonyms is not None:
         if alignment == "cmg2022":  # synonym module over everything the exact module left
@@ -170,9 +170,9 @@ def align(
             kept_h, kept_r = {i for i, _ in hyp_stem_left}, {j for j, _ in ref_stem_left}
             syn_hyp = [x for x in hyp_left if x[0] in kept_h]
             syn_ref = [x for x in ref_left if x[0] in kept_r]
-        syn, _, _ = _greedy(syn_hyp, syn_ref, lambda w: synonyms(w) | {w})
-        n_syn = len(set(syn) - set(stemmed))
-    pairs = sorted(exact + stemmed + syn, key=lambda p: p[0])  # stable, as nltk's sort
+        matched, _, _ = _greedy(syn_hyp, syn_ref, lambda w: synonyms(w) | {w})
+        n_syn = len(set(matched) - set(stemmed))
+    pairs = sorted(exact + stemmed + matched, key=lambda p: p[0])  # stable, as nltk's sort
     return Aligned(pairs, len(exact), len(stemmed), n_syn)
 
 
