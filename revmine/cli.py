@@ -26,14 +26,16 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                                    "Writes scores.parquet, summary.json and summary.md to --out.")
     p.add_argument("predictions", type=Path, help="predictions file")
     p.add_argument("--format", choices=["tufano", "text", "jsonl", "parquet"], help="input format (default: detect)")
-    p.add_argument("--refs", type=Path, help="references file, one per line (format text)")
+    p.add_argument("--refs", type=Path, action="append",
+                   help="references file, one per line (format text); repeat for several references")
     p.add_argument("--beam", type=int, default=1, help="predictions per example (format text)")
     p.add_argument("--pred-field", help="prediction field (jsonl, parquet)")
     p.add_argument("--ref-field", help="reference field (jsonl, parquet)")
     p.add_argument("--id-field", help="example id field (jsonl, parquet)")
     p.add_argument("--kind", choices=["code", "nl"], default="code",
                    help="default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)")
-    p.add_argument("--metrics", help=f"comma-separated metric names, overriding --kind; known: {', '.join(METRICS)}")
+    p.add_argument("--metrics", help=f"comma-separated metric names, overriding --kind (with --profile: added to "
+                                     f"the profile's); known: {', '.join(METRICS)}")
     p.add_argument("--profile", choices=sorted(PROFILES),
                    help="reproduce a publication's pipeline exactly (see `revmine profiles`)")
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
@@ -41,6 +43,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
     p.add_argument("--workers", type=int, default=1,
                    help="processes to score in (worth it for slow metrics such as TER on large files)")
+    p.add_argument("--ci", type=int, default=0, metavar="N",
+                   help="95%% bootstrap confidence intervals of the means in the summary, N resamples")
     p.set_defaults(func=_run_score)
 
 
@@ -53,7 +57,7 @@ def _run_score(args: argparse.Namespace) -> int:
         raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
     run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
                      args.id_field, args.profile, args.metrics, args.kind, args.workers,
-                     progress=not args.json and sys.stderr.isatty())
+                     progress=not args.json and sys.stderr.isatty(), ci=args.ci)
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
         if not args.json:

@@ -133,3 +133,65 @@ def test_corpus_chrf_and_ter_are_sacrebleus_not_the_mean():
         sacrebleu.corpus_chrf(hyps, [refs, refs2]).score / 100, abs=1e-12)
     assert ter.multi_reference_corpus_score(hyps, sets) == pytest.approx(
         sacrebleu.corpus_ter(hyps, [refs, refs2]).score / 100, abs=1e-12)
+
+
+# --- several references and confidence intervals in `revmine score` -----------------------------------
+
+def _score_json(argv, capsys):
+    from revmine.cli import main
+
+    assert main(["score", *argv, "--json"]) == 0
+    import json
+
+    return json.loads(capsys.readouterr().out)
+
+
+def test_score_several_references_text_jsonl_parquet(tmp_path, capsys):
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from revmine.metrics.score import score_file
+
+    hyps = ["the cat is on the mat .", "a dog barked", "hello world", "fix npe"]
+    (tmp_path / "h.txt").write_text("\n".join(hyps) + "\n")
+    (tmp_path / "r1.txt").write_text("\n".join(REFS_1) + "\n")
+    (tmp_path / "r2.txt").write_text("\n".join(r or "hello world" for r in REFS_2) + "\n")
+    refs2 = [r or "hello world" for r in REFS_2]
+    sets = [[a, b] for a, b in zip(REFS_1, refs2)]
+    expected_bleu = [sacrebleu.sentence_bleu(h, refs, tokenize="none").score / 100 for h, refs in zip(hyps, sets)]
+    rows = [{"pred": h, "ref": refs} for h, refs in zip(hyps, sets)]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "p.parquet")
+    runs = [score_file(tmp_path / "h.txt", references=[tmp_path / "r1.txt", tmp_path / "r2.txt"],
+                       metrics="bleu, chrf"),
+            score_file(tmp_path / "p.jsonl", metrics="bleu, chrf"),
+            score_file(tmp_path / "p.parquet", metrics="bleu, chrf")]
+    for run in runs:
+        assert run.values("bleu4") == pytest.approx(expected_bleu, abs=1e-12)
+        # "hello world" equals the second reference of example 3 only: exact against any reference
+        assert run.table.column("exact_match").to_pylist() == [True, False, True, False]
+        assert run.summary["corpus_rank1"]["bleu4"] == pytest.approx(
+            sacrebleu.corpus_bleu(hyps, [REFS_1, refs2], tokenize="none").score / 100, abs=1e-12)
+        assert run.summary["corpus_rank1"]["chrf"] == pytest.approx(
+            sacrebleu.corpus_chrf(hyps, [REFS_1, refs2]).score / 100, abs=1e-12)
+    summary = _score_json([str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r1.txt"), "--refs",
+                           str(tmp_path / "r2.txt"), "--metrics", "bleu"], capsys)
+    assert summary["per_k"][0]["perfect"] == 2
+
+
+def test_score_ci_is_a_95_percent_interval_of_the_mean(tmp_path, capsys):
+    # 400 sentence scores: the bootstrap interval of the mean is about mean +- 1.96 sd / sqrt(n)
+    hyps, refs, _ = _random_corpus(11, n=400)
+    (tmp_path / "h.txt").write_text("\n".join(hyps) + "\n")
+    (tmp_path / "r.txt").write_text("\n".join(refs) + "\n")
+    summary = _score_json([str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r.txt"), "--metrics", "chrf",
+                           "--ci", "2000"], capsys)
+    stats = summary["per_k"][0]["metrics"]["chrf"]["all"]
+    half = 1.96 * stats["sd"] / 400 ** 0.5
+    assert stats["ci_lo"] < stats["mean"] < stats["ci_hi"]
+    assert stats["ci_lo"] == pytest.approx(stats["mean"] - half, abs=half * 0.1)
+    assert stats["ci_hi"] == pytest.approx(stats["mean"] + half, abs=half * 0.1)
+    assert "ci_lo" not in _score_json([str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r.txt"), "--metrics",
+                                       "chrf"], capsys)["per_k"][0]["metrics"]["chrf"]["all"]
