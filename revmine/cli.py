@@ -94,7 +94,8 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pred-col", default="prediction")
     p.add_argument("--ref-col", default="reference")
     p.add_argument("--score-cols", required=True, help="comma-separated human score columns (averaged)")
-    p.add_argument("--metrics", help="comma-separated metric names (default: the nl set)")
+    p.add_argument("--metrics", help="comma-separated metric names (default: the nl set; with --profile: "
+                                     "added to the profile's)")
     p.add_argument("--profile", help="a profile's metrics and post-processing (e.g. cmg2022)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0)

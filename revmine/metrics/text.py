@@ -120,7 +120,8 @@ class _SacrebleuCorpus:
     hypothesis has fewer references than another."""
 
     def _sacrebleu(self) -> CHRF | TER:
-        return self._chrf if isinstance(self, Chrf) else self._ter
+        """The sacrebleu metric object the subclass wraps."""
+        raise NotImplementedError
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         if len(hypotheses) != len(reference_sets):
@@ -161,6 +162,9 @@ class Chrf(_SacrebleuCorpus, Metric):
         eps_smoothing: bool = False,
     ):
         self._chrf = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+
+    def _sacrebleu(self) -> CHRF:
+        return self._chrf
 
     @property
     def column(self) -> str:
@@ -232,6 +236,9 @@ class Ter(_SacrebleuCorpus, Metric):
         case_sensitive: bool = False,
     ):
         self._ter = TER(normalized, no_punct, asian_support, case_sensitive)
+
+    def _sacrebleu(self) -> TER:
+        return self._ter
 
     @property
     def column(self) -> str:
