@@ -33,6 +33,7 @@ from scipy import stats
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
 from ..store import check_columns
+from ..textio import max_line_bytes
 from .base import Metric, check_lengths
 from .score import score_columns
 
@@ -59,10 +60,14 @@ def read_judgements(
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            header = pacsv.open_csv(path).schema.names
+            # blocks of the text-line limit: a longer row is refused (pyarrow: "straddling object") like a
+            # longer line of the text readers
+            blocks = pacsv.ReadOptions(block_size=max_line_bytes())
+            header = pacsv.open_csv(path, read_options=blocks).schema.names
             _check_columns(path, header, wanted)
             table = pacsv.read_csv(
                 path,
+                read_options=blocks,
                 convert_options=pacsv.ConvertOptions(
                     include_columns=wanted,
                     column_types={prediction_col: pa.string(), reference_col: pa.string()},
@@ -79,6 +84,9 @@ def read_judgements(
     except (pa.ArrowInvalid, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
+        if "straddling" in str(exc):
+            raise InputError(path, f"a row longer than {max_line_bytes():,} bytes (the limit is set by "
+                                   "REVMINE_MAX_LINE_BYTES)") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}
