@@ -60,8 +60,8 @@ def read_judgements(
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            # blocks of the text-line limit: a longer row is refused (pyarrow: "straddling object") like a
-            # longer line of the text readers
+            # blocks of the text-line limit: a row that does not fit in two is refused (pyarrow: "straddling
+            # object"), as a too long line of the text readers is
             blocks = pacsv.ReadOptions(block_size=max_line_bytes())
             header = pacsv.open_csv(path, read_options=blocks).schema.names
             _check_columns(path, header, wanted)
@@ -85,8 +85,8 @@ def read_judgements(
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
         if "straddling" in str(exc):
-            raise InputError(path, f"a row longer than {max_line_bytes():,} bytes (the limit is set by "
-                                   "REVMINE_MAX_LINE_BYTES)") from exc
+            raise InputError(path, f"a row too long to read in blocks of {max_line_bytes():,} bytes (the line "
+                                   "limit, set by REVMINE_MAX_LINE_BYTES)") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}
