@@ -49,10 +49,10 @@ def atomic_path(dest: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
         try:
             yield tmp_path
         except OSError as exc:  # the block writing the temporary file (pyarrow names no file)
-            if exc.filename not in (None, tmp):
+            error = output_error(exc, dest) if exc.filename in (None, tmp) else None
+            if error is None:
                 raise
-            with writing(dest):
-                raise
+            raise error from exc
         with writing(dest):
             with open(tmp_path, "rb+") as fh:
                 os.fsync(fh.fileno())
@@ -152,16 +152,21 @@ def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns:
         raise InputError(path, "no such file or directory")
     try:
         schema = pq.read_schema(path) if path.is_file() else None
-        if schema is not None and isinstance(expect, pa.Schema):  # before reading: a missing column is named
-            check_columns(path, schema, expect, columns)
+        if schema is not None:  # before reading: a file of another stage or a missing column is named
+            _check(path, schema, expect, columns)
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"not a readable Parquet file: {exc}") from exc
-    if isinstance(expect, pa.Schema):
-        check_columns(path, table.schema, expect, columns)
-    if expect is not None:
-        _check_tag(path, schema or table.schema, expect)
+    if schema is None:
+        _check(path, table.schema, expect, columns)
     return table
+
+
+def _check(path: Path, schema: pa.Schema, expect: str | pa.Schema | None, columns: Sequence[str] | None) -> None:
+    if expect is not None:
+        _check_tag(path, schema, expect)
+    if isinstance(expect, pa.Schema):
+        check_columns(path, schema, expect, columns)
 
 
 def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema,
@@ -239,10 +244,7 @@ class Parts:
                 handle = pq.ParquetFile(file)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(file, f"not a readable Parquet file: {exc}") from exc
-            if expect is not None:
-                _check_tag(file, handle.schema_arrow, expect)
-            if isinstance(expect, pa.Schema):
-                check_columns(file, handle.schema_arrow, expect, columns)
+            _check(file, handle.schema_arrow, expect, columns)
             self._handles.append(handle)
         self.schema = self._handles[0].schema_arrow
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)
