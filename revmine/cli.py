@@ -481,8 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _resumable(out: Path) -> bool:
-    """A failed run or mine that checkpointed progress keeps its output folder, to resume from it."""
-    return (out / "run.json").exists() or any((out / "state").glob("*.json"))
+    """A failed run or mine that checkpointed progress keeps its output folder, to resume from it (a run's
+    mining checkpoints are in ``mined/state``)."""
+    return (out / "run.json").exists() or any(out.glob("state/*.json")) or any(out.glob("*/state/*.json"))
 
 
 def main(argv: list[str] | None = None) -> int:
