@@ -303,3 +303,22 @@ def test_the_line_limit_is_configurable(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("REVMINE_MAX_LINE_BYTES", "lots")
     with pytest.raises(InputError, match="^REVMINE_MAX_LINE_BYTES: expected a positive number of bytes"):
         read_lines(text)
+
+
+def test_a_failed_run_keeps_the_stages_it_finished(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    import revmine.pipeline as pipeline
+
+    def unreachable(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "preprocessed" / "candidates.parquet"))
+
+    out = tmp_path / "out"
+    with monkeypatch.context() as broken:
+        broken.setitem(pipeline.RUNNERS, "preprocess", unreachable)
+        assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 1
+    printed = capsys.readouterr().err
+    err = printed.strip().splitlines()[-1]  # after the stages' progress lines
+    assert "Traceback" not in printed and err.startswith(f"revmine: error: cannot write {out / 'preprocessed' / 'candidates.parquet'}: the disk is full")
+    assert (out / "mined" / "rounds.parquet").exists()  # progress, kept to resume from
+    assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 0
+    assert "[1/5] mine: already done, skipped" in capsys.readouterr().err
