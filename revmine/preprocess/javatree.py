@@ -55,20 +55,17 @@ VERIFIED_KINDS = frozenset(
 
 _LANGUAGE = Language(tree_sitter_java.language())
 _PARSER = Parser(_LANGUAGE)
-# Everything javalang is needed for, in one query: a match anywhere sends the method to javalang.
-_UNVERIFIED = Query(_LANGUAGE, "\n".join([
-    "[" + " ".join(
-        f"({kind})" for kind in sorted({
-            _LANGUAGE.node_kind_for_id(k) for k in range(_LANGUAGE.node_kind_count)
-            if _LANGUAGE.node_kind_is_named(k) and _LANGUAGE.node_kind_is_visible(k)
-        } - VERIFIED_KINDS)
-    ) + "] @unverified",
-    "(instanceof_expression name: (_)) @unverified",
-    "(resource . [(identifier) (field_access)] .) @unverified",
-    '(switch_label "," @unverified)',
-    '(cast_expression "&" @unverified)',
-]))
-_NAMES = Query(_LANGUAGE, """
+_UNVERIFIED_KINDS = sorted(
+    {_LANGUAGE.node_kind_for_id(k) for k in range(_LANGUAGE.node_kind_count)
+     if _LANGUAGE.node_kind_is_named(k) and _LANGUAGE.node_kind_is_visible(k)} - VERIFIED_KINDS
+)
+# One query, one pass over the tree: what sends the method to javalang (@unverified), and the names.
+_QUERY = Query(_LANGUAGE, f"""
+[{" ".join(f"({kind})" for kind in _UNVERIFIED_KINDS)}] @unverified_kind
+(instanceof_expression name: (_)) @rejected
+(resource . [(identifier) (field_access)] .) @rejected
+(switch_label "," @rejected)
+(cast_expression "&" @rejected)
 (type_identifier) @type
 (scoped_type_identifier) @scoped
 (method_declaration name: (identifier) @method)
@@ -90,14 +87,9 @@ def tree_names(source: str) -> tuple[set[str], set[str], set[str]] | bool | None
     ``False``: the reference rejects the method (a ``default`` method). ``None``: the tree is not one this
     module knows to agree with javalang (see the module docstring); ask javalang.
     """
-    tree = _PARSER.parse(_WRAPPER % source.encode("utf-8"))
-    root = tree.root_node
-    if root.has_error or QueryCursor(_UNVERIFIED).captures(root):
+    root, captures = _parse(source)
+    if _needs_javalang(root, captures):
         return None
-    captures = QueryCursor(_NAMES).captures(root)
-    annotations = captures.get("any_annotation", _EMPTY)
-    if len(annotations) != len(captures.get("declaration_annotation", _EMPTY)):
-        return None  # a type annotation: javalang's retry decides
     if _has_default_member(root):
         return False
     types: set[str] = set()
@@ -118,8 +110,31 @@ def tree_names(source: str) -> tuple[set[str], set[str], set[str]] | bool | None
         last = text.rsplit(".", 1)[-1][:1]
         if last and last != last.lower():  # a call scope whose last part is capitalised is a type
             types.update(split(text))
-    names = {"".join(node.text.decode().split()) for node in captures.get("annotation", _EMPTY)}
-    return types, methods, names
+    annotations = {"".join(node.text.decode().split()) for node in captures.get("annotation", _EMPTY)}
+    return types, methods, annotations
+
+
+def javalang_reason(source: str) -> str | None:
+    """Why :func:`tree_names` leaves ``source`` to javalang (``None``: it does not), for counting the paths."""
+    return _needs_javalang(*_parse(source))
+
+
+def _parse(source: str) -> tuple[Node, dict[str, list[Node]]]:
+    root = _PARSER.parse(_WRAPPER % source.encode("utf-8")).root_node
+    return root, QueryCursor(_QUERY).captures(root)
+
+
+def _needs_javalang(root: Node, captures: dict[str, list[Node]]) -> str | None:
+    if root.has_error:
+        return "broken tree (ERROR or MISSING node)"
+    if "unverified_kind" in captures:
+        return f"node kind not verified: {captures['unverified_kind'][0].type}"
+    if "rejected" in captures:
+        node = captures["rejected"][0]
+        return f"construct javalang rejects: {(node if node.is_named else node.parent).type}"
+    if len(captures.get("any_annotation", _EMPTY)) != len(captures.get("declaration_annotation", _EMPTY)):
+        return "type annotation"  # javalang fails, then retries without marker annotations
+    return None
 
 
 def _has_default_member(root: Node) -> bool:
