@@ -30,8 +30,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 # JavaParser's filterString: a type's text is cut on these (not on dots) and every piece is a type name.
 TYPE_SPLIT = re.compile(r"[\[\]()<>{},? ]|extends|implements")
 
-#: Node kinds (named or not) whose names this module was checked to collect as javalang does, on the 3,438
-#: methods of the 2021 test split; a tree with any other kind goes to javalang.
+#: Named node kinds whose names this module was checked to collect as javalang does: those of the 3,438
+#: methods of the 2021 test split, plus three literal kinds and labels (tests/test_javatree.py). A tree
+#: with any other kind goes to javalang.
 VERIFIED_KINDS = frozenset(
     """
     program class_declaration class_body identifier method_declaration constructor_declaration
@@ -49,6 +50,7 @@ VERIFIED_KINDS = frozenset(
     switch_label type_identifier scoped_type_identifier generic_type type_arguments wildcard
     type_parameters type_parameter type_bound array_type integral_type floating_point_type boolean_type
     void_type decimal_integer_literal hex_integer_literal decimal_floating_point_literal
+    octal_integer_literal binary_integer_literal hex_floating_point_literal labeled_statement
     character_literal string_literal string_fragment escape_sequence true false null_literal
     """.split()
 )
