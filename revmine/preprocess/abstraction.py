@@ -9,7 +9,7 @@ to it. This module reproduces it on every row of the package's test split (both 
   removed, and :mod:`revmine.preprocess.javalex` lexes like the Java 7 ANTLR lexer src2abs uses.
 * Name sets (rules 3-4): :mod:`revmine.preprocess.javanames` defines them with javalang, which the design
   card names, patched where it differs from JavaParser (the reason is in that module's docstring), and
-  reads them off a tree-sitter tree where that is known to give the same sets (most methods, ten times
+  reads them off a tree-sitter tree where that is known to give the same sets (most methods, several times
   faster). A method that does not parse contributes no names; that is the reference's behaviour, not an
   error.
 * Walk (rules 5-10): identifiers joined two parts at a time and classified by the first matching rule.

@@ -16,8 +16,8 @@ three differences are bridged here:
   a parenthesised primary such as ``(a.b()).c()``; a parser subclass keeps both.
 
 javalang's parse is slow (about 70% of the abstraction's time), so :func:`collect_names` first asks
-:mod:`revmine.preprocess.javatree`, which reads the same sets off a tree-sitter tree about ten times
-faster, and parses with javalang only the methods whose tree that module cannot vouch for: a broken
+:mod:`revmine.preprocess.javatree`, which reads the same sets off a tree-sitter tree (parse and names
+about three times faster than javalang's), and parses with javalang only the methods whose tree that module cannot vouch for: a broken
 tree, a node kind or construct not verified against javalang. On the 2021 test split (3,438 methods)
 3,432 take the tree-sitter path (18 of them rejected as ``default`` methods) and 6 go to javalang: 4 do
 not parse with either, 2 hold Java 8 type annotations (``benchmarks/bench_abstraction.py`` counts them).
