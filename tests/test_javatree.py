@@ -54,6 +54,9 @@ def test_every_fixture_method_gets_javalangs_name_sets(tufano_dir: Path):
     "void go() { Object o = (Runnable & Serializable) () -> run(); }",
     "void go() { record Point(int x) {} }",
     "void go() { List<@NonNull Item> items = Lists.make(); }",  # a type annotation: javalang's retry
+    "void go() { IntFunction<int[]> f = int[]::new; Function<List<T>, Integer> g = List<T>::size; }",
+    "void go() { Object o = (Foo) -x; Object p = (a) + b; }",  # javalang: casts of -x and +b
+    "void go() { Foo.super.bar(); }",
 ])
 def test_javalang_decides_what_tree_sitter_is_not_known_to_read_alike(code):
     assert javalang_reason(code) is not None
@@ -64,11 +67,33 @@ def test_javalang_decides_what_tree_sitter_is_not_known_to_read_alike(code):
 @pytest.mark.parametrize("code, methods", [
     ("void go() { outer: for (;;) { if (done()) break outer; } }", {"go", "done"}),
     ("long go() { return 0b101L + 017 + (long) 0x1.8p1; }", {"go"}),
+    ("void go() { class Local extends Base implements Iface { void m() throws a.b.Ex {} } }", {"go", "m"}),
+    ("@a.b.Ann(Foo.class) @Ann(value = {A.class, B.class}) void go() { }", {"go"}),
 ])
 def test_kinds_verified_by_hand_take_the_tree_sitter_path(code, methods):
     assert javalang_reason(code) is None
     fast, slow = _both(tokenize(code)[0])
     assert fast == slow and fast[1][1] == methods
+
+
+@pytest.mark.parametrize("body", [
+    "a[0].B.c(); foo(-x).Bar.baz(); this.Foo.bar(); (a.b()).C.d(); super.x.Foo.bar();",  # call scopes
+    'new Foo().Bar.baz(); "s".Foo.bar(); foo(x, "a b").C.d(); x.<T>y().Z.w(); a.b.<T>y(q).Z.w();',
+    "a.b().c.D.e(); x[i].Y.z(); Foo.bar(x).Baz.qux(); a.b.c.D.e.F.g(); Lists.<String>make().add(x);",
+    "Object o = (a.b) - 1; Object p = (a) * 2; Object q = (Comparable<Foo>) x; Object r = (int) 'a';",
+    "String n = Foo.class.getName(); Class<?> e = Foo[].class; Class<?> g = a.b.Foo.class;",
+    "list.forEach(System.out::println); Optional.of(x).map(Foo::getBar).orElseGet(this::make);",
+    "Function<Map.Entry<K, V>, K> f = java.util.Map.Entry::getKey; Runnable r = super::foo;",
+    "try { go(); } catch (final IOException | a.b.E e) { log(e); } try (Foo f = open()) { f.use(); }",
+    "List<? super Foo> l; Map<String, List<Integer>> m = new HashMap<>(); Foo.Bar.Baz q = Foo.Bar.Baz.make();",
+    "Object o = new Object() { <T> T id(T t) { return t; } }; new Foo<Bar>() {}.baz(); Inner i = a.new Inner();",
+    "Runnable r = ok ? () -> a() : () -> b(); Op o = (int a, int b) -> a; new Thread(() -> run()).start();",
+])
+def test_tree_sitter_reads_names_as_javalang_beyond_the_fixture(body):
+    code = f"void go() {{ {body} }}"
+    assert javalang_reason(code) is None
+    fast, slow = _both(tokenize(code)[0])
+    assert fast == slow
 
 
 def test_names_without_the_source_text_come_from_the_tokens():

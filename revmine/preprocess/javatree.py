@@ -14,7 +14,9 @@ not shown to agree with javalang's:
 * it holds one of the constructs javalang rejects although their node kinds are verified elsewhere:
   an annotation outside a declaration's modifiers (a Java 8 type annotation: javalang fails, then
   retries without marker annotations), ``x instanceof Foo f``, a ``try (resource)`` naming an existing
-  variable, ``case 1, 2:``, an intersection cast ``(A & B) x``.
+  variable, ``case 1, 2:``, an intersection cast ``(A & B) x``, ``int[]::new`` or ``List<T>::size``;
+* or one javalang reads differently: ``(a) - b`` (javalang: a cast of ``-b`` to type ``a``) and
+  ``Foo.super.bar()`` (no call scope).
 
 ``default`` methods are answered here: the reference rejects them (javanames explains why), so a
 ``default`` member of the wrapper class means the method does not parse.
@@ -26,6 +28,7 @@ too) and 2 type annotations; ``benchmarks/bench_abstraction.py`` prints the coun
 from __future__ import annotations
 
 import re
+import threading
 
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -34,8 +37,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 TYPE_SPLIT = re.compile(r"[\[\]()<>{},? ]|extends|implements")
 
 #: Named node kinds whose names this module was checked to collect as javalang does: those of the 3,438
-#: methods of the 2021 test split, plus three literal kinds and labels (tests/test_javatree.py). A tree
-#: with any other kind goes to javalang.
+#: methods of the 2021 test split, plus (checked on hand-written methods in tests/test_javatree.py) three
+#: literal kinds, labels, a local class's ``extends``/``implements``, qualified annotation names and
+#: annotation elements. A tree with any other kind goes to javalang.
 VERIFIED_KINDS = frozenset(
     """
     program class_declaration class_body identifier method_declaration constructor_declaration
@@ -54,23 +58,28 @@ VERIFIED_KINDS = frozenset(
     type_parameters type_parameter type_bound array_type integral_type floating_point_type boolean_type
     void_type decimal_integer_literal hex_integer_literal decimal_floating_point_literal
     octal_integer_literal binary_integer_literal hex_floating_point_literal labeled_statement
+    superclass super_interfaces type_list scoped_identifier element_value_pair element_value_array_initializer
     character_literal string_literal string_fragment escape_sequence true false null_literal
     """.split()
 )
 
 _LANGUAGE = Language(tree_sitter_java.language())
-_PARSER = Parser(_LANGUAGE)
+_PARSERS = threading.local()  # a tree-sitter Parser is not safe to share between threads (Dask may run several)
 _UNVERIFIED_KINDS = sorted(
     {_LANGUAGE.node_kind_for_id(k) for k in range(_LANGUAGE.node_kind_count)
      if _LANGUAGE.node_kind_is_named(k) and _LANGUAGE.node_kind_is_visible(k)} - VERIFIED_KINDS
 )
-# One query, one pass over the tree: what sends the method to javalang (@unverified), and the names.
+# One query, one pass over the tree: what sends the method to javalang (@unverified_kind, @rejected,
+# @reads_differently), and the names.
 _QUERY = Query(_LANGUAGE, f"""
 [{" ".join(f"({kind})" for kind in _UNVERIFIED_KINDS)}] @unverified_kind
 (instanceof_expression name: (_)) @rejected
 (resource . [(identifier) (field_access)] .) @rejected
 (switch_label "," @rejected)
 (cast_expression "&" @rejected)
+(method_reference . [(array_type) (generic_type) (integral_type) (floating_point_type) (boolean_type)]) @rejected
+(method_invocation object: (_) (super)) @reads_differently
+(binary_expression left: (parenthesized_expression . [(identifier) (field_access)] .) operator: ["+" "-"]) @reads_differently
 (type_identifier) @type
 (scoped_type_identifier) @scoped
 (method_declaration name: (identifier) @method)
@@ -125,7 +134,10 @@ def javalang_reason(source: str) -> str | None:
 
 
 def _parse(source: str) -> tuple[Node, dict[str, list[Node]]]:
-    root = _PARSER.parse(_WRAPPER % source.encode("utf-8")).root_node
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = Parser(_LANGUAGE)
+    root = parser.parse(_WRAPPER % source.encode("utf-8")).root_node
     return root, QueryCursor(_QUERY).captures(root)
 
 
@@ -137,6 +149,8 @@ def _needs_javalang(root: Node, captures: dict[str, list[Node]]) -> str | None:
     if "rejected" in captures:
         node = captures["rejected"][0]
         return f"construct javalang rejects: {(node if node.is_named else node.parent).type}"
+    if "reads_differently" in captures:
+        return f"construct javalang reads differently: {captures['reads_differently'][0].type}"
     if len(captures.get("any_annotation", _EMPTY)) != len(captures.get("declaration_annotation", _EMPTY)):
         return "type annotation"  # javalang fails, then retries without marker annotations
     return None
@@ -176,6 +190,9 @@ _LITERALS = frozenset(
 )
 
 
+_NAMES = ("identifier", "field_access")
+
+
 def _text(node: Node) -> str:
     """An expression as javalang's printer in javanames renders it (``_expression_text``): names, calls with
     their arguments, array accesses, literals; anything else (a cast, ``new``, parentheses) is empty."""
@@ -190,6 +207,8 @@ def _text(node: Node) -> str:
         if scope is not None and scope.type == "super":
             return ""
         args = ", ".join(_text(arg) for arg in node.child_by_field_name("arguments").named_children)
+        if scope is not None and scope.type in _NAMES and node.child_by_field_name("type_arguments"):
+            return f"{_text(scope)}({args})"  # javalang overwrites the name of a.<T>b() with the scope's last part
         call = f"{node.child_by_field_name('name').text.decode()}({args})"
         return call if scope is None else f"{_text(scope)}.{call}"
     if kind == "array_access":
