@@ -15,12 +15,13 @@ three differences are bridged here:
 * javalang loses the method name of ``Foo.<T>bar()`` (it overwrites it with ``Foo``) and the calls inside
   a parenthesised primary such as ``(a.b()).c()``; a parser subclass keeps both.
 
-javalang's parse is slow (about 70% of the abstraction's time), so :func:`collect_names` first asks
-:mod:`revmine.preprocess.javatree`, which reads the same sets off a tree-sitter tree (parse and names
-about three times faster than javalang's), and parses with javalang only the methods whose tree that module cannot vouch for: a broken
-tree, a node kind or construct not verified against javalang. On the 2021 test split (3,438 methods)
-3,432 take the tree-sitter path (18 of them rejected as ``default`` methods) and 6 go to javalang: 4 do
-not parse with either, 2 hold Java 8 type annotations (``benchmarks/bench_abstraction.py`` counts them).
+javalang's parse is slow (it was about 70% of the abstraction's time), so :func:`collect_names` first
+asks :mod:`revmine.preprocess.javatree`, which reads the same sets off a tree-sitter tree (parse and
+names about three times faster), and parses with javalang only the methods whose tree that module
+cannot vouch for: a broken tree, a node kind or construct not verified against javalang. On the 2021
+test split (3,438 methods) 3,432 take the tree-sitter path (18 of them rejected as ``default`` methods)
+and 6 go to javalang: 4 parse with neither, 2 hold Java 8 type annotations
+(``benchmarks/bench_abstraction.py`` counts the paths).
 """
 
 from __future__ import annotations
@@ -206,6 +207,7 @@ def _source(tokens: list[Token]) -> str:
 
 
 def _collect_with_javalang(tokens: list[Token], sets: NameSets) -> bool:
+    """:func:`collect_names` by javalang alone: the definition the tree-sitter path is checked against."""
     unit = _parse(tokens)
     marker_names: list[str] = []
     if unit is None and any(tok.text == "@" for tok in tokens):
