@@ -25,7 +25,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from revmine.metrics.graph import PDG, GraphEditDistance, _Arrays, bipartite_ged, program_dependence_graph
+from revmine.metrics.graph import PDG, GraphEditDistance, GraphArrays, bipartite_ged, program_dependence_graph
 from revmine.metrics.predictions import read_tufano
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021"
@@ -83,7 +83,7 @@ def measure(name: str, hyps: list[str], refs: list[str], args: argparse.Namespac
         timed_out += time.perf_counter() - began >= args.exact_timeout  # then the value is only the best found
     exact_seconds = (time.perf_counter() - start) / max(1, len(chosen))
     vocabulary: dict[str, int] = {}
-    arrays = [(_Arrays.build(graph(hyps[i]), vocabulary), _Arrays.build(graph(refs[i]), vocabulary)) for i in chosen]
+    arrays = [(GraphArrays.build(graph(hyps[i]), vocabulary), GraphArrays.build(graph(refs[i]), vocabulary)) for i in chosen]
     start = time.perf_counter()
     approx = np.array([bipartite_ged(g1, g2) for g1, g2 in arrays])
     approx_seconds = (time.perf_counter() - start) / max(1, len(chosen))

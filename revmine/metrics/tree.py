@@ -16,8 +16,12 @@ tree, insert the other) both values lie in [0, 1]; identical trees have distance
 The trees (what a user should know to read a value):
 
 * Parser: javalang (the design card's parser), the method wrapped in ``class Dummy { ... }``; the tree's
-  root is the method (or constructor) declaration, the wrapper is not counted. Input that is not exactly
-  one method or constructor does not parse. javalang takes about 1 ms a method (half of it lexing) and is
+  root is the method (or constructor) declaration, the wrapper is not counted. With ``wrap=True``
+  (default, ``wrap:stmt+expr``) input that is not one method is read next as a bare statement list
+  (inside ``void wrapped() { ... }``; the tree's root is a ``Statements`` node over the statements), then
+  as a bare expression (``return ...;``; the root is the expression); a valid method reads the same
+  either way. Anything else does not parse (``wrap=False``: anything but one method or constructor).
+  :func:`parse_code` is this reading, shared with GVED (:mod:`revmine.metrics.graph`). javalang takes about 1 ms a method (half of it lexing) and is
   most of the run time, yet the metric stays above 1,000 pairs/s once each distinct string is parsed only
   once, so tree-sitter was not needed (it would also *accept* broken code by inserting ERROR nodes,
   hiding what the fallback makes visible).
@@ -45,6 +49,9 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
   trees (a root with one leaf per token: javalang's tokens, or whitespace-separated ones if the text does
   not even lex), so the value degrades to a token-level edit similarity normalised the same way. Rows
   scored like this are flagged in ``sentence_details(...).fallback``.
+* ``fallback="sed"`` (``fallback:sed``): RUBY's own last resort, its string level: the row gets the token
+  edit distance over the longer side, ``sed(normalize=max)`` on whitespace tokens (one minus it for
+  ``treed_sim``), flagged the same way.
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
 compiled (numba), 0.1-0.2 ms for two 40-node trees; about 1,100 pairs/s end to end on the k=10 file, see
