@@ -105,9 +105,9 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, default=FIXTURE / "test.csv")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=0, help="score only the first N pairs (0: all)")
-    parser.add_argument("--exact-pairs", type=int, default=30, help="pairs scored with networkx's exact GED")
-    parser.add_argument("--exact-min-nodes", type=int, default=4)
-    parser.add_argument("--exact-max-nodes", type=int, default=7)
+    parser.add_argument("--exact-pairs", type=int, default=20, help="pairs scored with networkx's exact GED")
+    parser.add_argument("--exact-min-nodes", type=int, default=6)
+    parser.add_argument("--exact-max-nodes", type=int, default=10)
     parser.add_argument("--exact-timeout", type=float, default=10.0, help="seconds per exact pair")
     args = parser.parse_args()
 

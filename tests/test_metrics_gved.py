@@ -83,6 +83,14 @@ def test_hand_written_pdg_of_branches_and_return():
     assert graph.edges == {(0, 1): C, (0, 2): CD, (0, 6): CD, (2, 3): C, (2, 4): C, (2, 5): C, (3, 6): D}
 
 
+def test_lambdas_read_outer_variables_but_own_their_parameters_and_locals():
+    code = "void m(List<String> l) { int c = 0; String s = x; l.forEach(s -> { int q = s.length(); out.add(q + c); }); }"
+    # 0 entry, 1 `int c = 0`, 2 `String s = x`, 3 the call. The lambda reads c (1->3) and l (0->3); its s
+    # is its parameter, not the local s (no 2->3), and q is its own.
+    graph = program_dependence_graph(code)
+    assert graph.edges == {(0, 1): C, (0, 2): C, (0, 3): CD, (1, 3): D}
+
+
 def test_hand_computed_distances():
     base = program_dependence_graph(SUM)
     # One statement changed: one node relabelled, edges unchanged. GED 1 over 14 + 14.

@@ -256,6 +256,7 @@ class _Effect:
         self.uses: set[str] = set()
         self.kills: set[str] = set()
         self.weak: set[str] = set()
+        self.declared: set[str] = set()  # the kills that are declarations (a lambda's own locals)
 
     def visit(self, value: object) -> None:
         if isinstance(value, (list, tuple)):
@@ -298,16 +299,18 @@ class _Effect:
     def VariableDeclarator(self, declarator: jtree.VariableDeclarator) -> None:  # noqa: N802
         self.visit(declarator.initializer)
         self.kills.add(declarator.name)
+        self.declared.add(declarator.name)
 
     def TryResource(self, resource: jtree.TryResource) -> None:  # noqa: N802
         self.visit(resource.value)
         self.kills.add(resource.name)
+        self.declared.add(resource.name)
 
     def LambdaExpression(self, function: jtree.LambdaExpression) -> None:  # noqa: N802
         inner = _Effect()
         inner.visit(function.body)
         own = {getattr(p, "name", None) or getattr(p, "member", None) for p in function.parameters or []}
-        self.uses |= inner.uses - own - inner.kills
+        self.uses |= inner.uses - own - inner.declared
 
     def ClassDeclaration(self, declaration: jtree.ClassDeclaration) -> None:  # noqa: N802 (a local class)
         """A local class's members are its own scope."""
