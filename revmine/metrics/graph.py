@@ -52,8 +52,9 @@ of the side blocks (1 + the node's degree); scipy's ``linear_sum_assignment`` so
 the exact cost of the edit path that node mapping induces. It is therefore an upper bound of the true
 GED, equal to it when the graphs are identical or differ by node changes the assignment sees;
 ``benchmarks/bench_gved.py`` measures the gap against networkx's exact GED on the fixture's PDGs in the
-same run: equal on all 20 pairs of 6-10-node PDGs of the k=10 predictions and 19 of 20 of the raw test
-methods (mean GVED gap 0.006, largest 0.12); on random 1-5-node graphs with self-loops, 40 of 60.
+same run: on pairs of 6-10-node PDGs it gave the exact GED for 18 of 20 pairs of the k=10 predictions
+(mean GVED gap 0.010, largest 0.133) and 19 of 20 pairs of raw test methods (0.006, 0.118); on random
+1-5-node graphs with self-loops, 40 of 60 (``tests/test_metrics_gved.py``).
 
 Input: one Java method, as for TREED (same parser, src2abs repair, and with ``wrap`` a bare statement list
 or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
@@ -63,8 +64,10 @@ or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback whe
 code parses, so ``gved_sim(fallback=sed)`` is RUBY with its AST level never needed.
 
 Speed: each distinct string is parsed and turned into a graph once per call, identical pairs are computed
-once; the assignment takes 0.03-0.07 ms a pair and parsing most of the rest: 850-2,100 pairs/s end to end
-on the k=10 predictions, 340-670 on the raw test methods (machine under load; ``benchmarks/bench_gved.py``).
+once; the assignment takes 0.03-0.25 ms a pair and parsing most of the rest. ``benchmarks/bench_gved.py``
+measured 404 pairs/s end to end on the 17,190 k=10 predictions (median of 5, spread 263-594, on a shared
+2-core machine under load; 845-2,100 in quieter runs) and 373 (291-635) on the raw test methods; networkx's
+exact GED ran at 34-56 pairs/s on the 6-10-node pairs alone, without parsing.
 """
 
 from __future__ import annotations
