@@ -11,6 +11,11 @@
   including block shifts divided by the reference length, by sacrebleu's ``TER`` (a port of tercom),
   at sentence level. TER is a rate of edits: lower is better and it may exceed 1.
 
+Corpus chrF and TER (``corpus_score``, the summary's corpus value) are sacrebleu's: segment statistics
+summed over the corpus, then the score (not the mean of sentence scores, which the summary also gives).
+Several references: chrF takes the best reference (sacrebleu), TER the fewest edits over the mean
+reference length (sacrebleu, tercom).
+
 Scores are in 0..1 (sacrebleu's percentages are divided by 100). METEOR and Log-MNEXT are in
 ``meteor.py``; the commit-message paper's variants (Dey et al. 2022) are in ``cmg2022.py``.
 
@@ -109,7 +114,40 @@ def _ngram_counts(tokens: list[str], n: int) -> tuple[Counter, int]:
     return grams, max(len(tokens) - n + 1, 0)
 
 
-class Chrf(Metric):
+class _SacrebleuCorpus:
+    """Corpus scores as sacrebleu computes them: its segment statistics summed over the corpus, then its
+    score formula (``corpus_score``). Several references: sacrebleu's streams, ``None`` where a
+    hypothesis has fewer references than another."""
+
+    def _sacrebleu(self) -> CHRF | TER:
+        """The sacrebleu metric object the subclass wraps."""
+        raise NotImplementedError
+
+    def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        if len(hypotheses) != len(reference_sets):
+            raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
+        if not len(hypotheses):
+            return np.zeros((0, 1))
+        width = max(map(len, reference_sets))
+        if min(map(len, reference_sets)) == 0:
+            raise ValueError("a hypothesis has no reference")
+        streams = [[refs[j] if j < len(refs) else None for refs in reference_sets] for j in range(width)]
+        return np.asarray(self._sacrebleu()._extract_corpus_statistics(list(hypotheses), streams),
+                          dtype=np.float64)
+
+    def corpus_from_statistics(self, statistics: np.ndarray) -> float:
+        if not len(statistics):
+            return float("nan")
+        total = statistics.sum(axis=0)
+        stats = [int(v) if float(v).is_integer() else float(v) for v in total]
+        return self._sacrebleu()._compute_score_from_stats(stats).score / 100.0
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
+        """sacrebleu's ``corpus_score`` / 100: statistics summed over the corpus, not a mean of sentences."""
+        return self.corpus_from_statistics(self.segment_statistics(hypotheses, [[r] for r in references]))
+
+
+class Chrf(_SacrebleuCorpus, Metric):
     """chrF (``word_order=0``) or chrF++ (``word_order=2``), sacrebleu's sentence-level score / 100."""
 
     name = "chrf"
@@ -124,6 +162,9 @@ class Chrf(Metric):
         eps_smoothing: bool = False,
     ):
         self._chrf = CHRF(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+
+    def _sacrebleu(self) -> CHRF:
+        return self._chrf
 
     @property
     def column(self) -> str:
@@ -173,7 +214,7 @@ class Chrf(Metric):
         return out[inverse]
 
 
-class Ter(Metric):
+class Ter(_SacrebleuCorpus, Metric):
     """TER with shifts (tercom semantics), sacrebleu's sentence-level score / 100: edits per reference word.
 
     An empty reference scores 1 when the hypothesis is not empty and 0 when it is (sacrebleu's rule).
@@ -196,6 +237,9 @@ class Ter(Metric):
     ):
         self._ter = TER(normalized, no_punct, asian_support, case_sensitive)
 
+    def _sacrebleu(self) -> TER:
+        return self._ter
+
     @property
     def column(self) -> str:
         t = self._ter
@@ -213,6 +257,12 @@ class Ter(Metric):
             "asian": t.asian_support,
             "impl": f"sacrebleu-{version('sacrebleu')}",
         }
+
+    def multi_reference_scores(self, hypotheses: Sequence[str],
+                               reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        """sacrebleu's rule: the fewest edits over the references divided by their *mean* length."""
+        stats = self.segment_statistics(hypotheses, reference_sets)
+        return np.array([self.corpus_from_statistics(row[None]) for row in stats], dtype=np.float64)
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         """Equal to ``TER(...).sentence_score(h, [r]).score / 100`` per pair (see the class docstring)."""
