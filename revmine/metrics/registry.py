@@ -38,6 +38,8 @@ METRICS: dict[str, Callable[..., Metric]] = {
     "sed": _lazy("edit", "SED"),
     "treed": _lazy("tree", "TreeEditDistance"),
     "treed_sim": _lazy("tree", "TreeEditSimilarity"),
+    "gved": _lazy("graph", "GraphEditDistance"),
+    "gved_sim": _lazy("graph", "GraphEditSimilarity"),
     "rouge1": _lazy("text", "Rouge", "1"),
     "rouge2": _lazy("text", "Rouge", "2"),
     "rougeL": _lazy("text", "Rouge", "L"),
