@@ -181,8 +181,8 @@ def open_engine(engine: str = "local", workers: int | None = None, address: str 
         raise InputError.setting("workers", f"must be at least 1, not {workers}")
     if engine == "local":
         if (workers or 1) > 1 or address:
-            raise InputError.setting("engine",
-                                     "workers and a scheduler address need engine 'dask'; the local engine is one process")
+            raise InputError.setting("engine", "workers and a scheduler address need engine 'dask'; "
+                                               "the local engine is one process")
         return LocalEngine()
     if engine == "dask":
         return DaskEngine(workers=workers, address=address, window=window)

@@ -78,7 +78,8 @@ def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 def test_input_is_exit_2_and_the_world_exit_1_as_one_line(tmp_path: Path) -> None:
     missing = cli("score", "missing.txt", cwd=tmp_path)
     assert missing.returncode == 2
-    assert missing.stderr.strip().splitlines() == ["revmine: error: missing.txt: cannot read: No such file or directory"]
+    assert missing.stderr.strip().splitlines() == [
+        "revmine: error: missing.txt: cannot read: No such file or directory"]
     with socket.socket() as probe:  # a loopback port nobody listens on: the connection is refused
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -195,7 +196,8 @@ def test_every_parquet_input_is_checked_against_its_schema(capsys: pytest.Captur
     cases = [
         (["export", "--splits", str(example / "splits"), "--filter-report", str(wrong_report)],
          f"{wrong_report} [kind]: missing column (expected string)"),
-        (["preprocess", "--rounds", str(bad_rounds)], f"{bad_rounds} [comments]: column of type string, expected list<"),
+        (["preprocess", "--rounds", str(bad_rounds)],
+         f"{bad_rounds} [comments]: column of type string, expected list<"),
         (["filter", "--candidates", str(int_m_s)], f"{int_m_s} [m_s]: column of type int64, expected large_string"),
         (["split", "--dataset", str(kept), "--strategy", "time", "--rounds", str(text_times)],
          f"{text_times} [created]: column of type string, expected timestamp[us, tz=UTC]"),
@@ -318,7 +320,8 @@ def test_a_failed_run_keeps_the_stages_it_finished(capsys: pytest.CaptureFixture
         assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 1
     printed = capsys.readouterr().err
     err = printed.strip().splitlines()[-1]  # after the stages' progress lines
-    assert "Traceback" not in printed and err.startswith(f"revmine: error: cannot write {out / 'preprocessed' / 'candidates.parquet'}: the disk is full")
+    assert "Traceback" not in printed
+    assert err.startswith(f"revmine: error: cannot write {out / 'preprocessed' / 'candidates.parquet'}: the disk is full")
     assert (out / "mined" / "rounds.parquet").exists()  # progress, kept to resume from
     assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 0
     assert "[1/5] mine: already done, skipped" in capsys.readouterr().err
