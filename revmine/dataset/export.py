@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..filter_report import report_markdown
+from ..options import check, option
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
 from ..staging import staged_directory
@@ -118,15 +119,15 @@ _COLUMN_DOCS = {
 class ExportOptions:
     """What to write and what the card says."""
 
-    formats: tuple[str, ...] = FORMATS
-    name: str = "Code review dataset"
-    filter_report: str | Path | None = None  # filter_report.parquet, for the card's Filters section
+    formats: tuple[str, ...] = option(FORMATS, "what to write: parquet (Hugging Face layout), opennmt (the 2021 "
+                                               "replication package's text files), jsonl", items=True, choices=FORMATS)
+    name: str = option("Code review dataset", "the dataset card's title")
+    filter_report: Path | None = option(None, "filter_report.parquet, for the card's Filters section (revmine run: "
+                                              "the filter stage's)", type=Path, job=False)
     licence: str = DEFAULT_LICENCE
 
     def __post_init__(self) -> None:
-        unknown = set(self.formats) - set(FORMATS)
-        if unknown:
-            raise ValueError(f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
+        check(self)
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:

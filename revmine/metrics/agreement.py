@@ -32,10 +32,14 @@ from scipy import stats
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
+from ..options import check, option
 from .base import Metric, check_lengths
+from .profiles import PROFILES
+from .registry import split_specs
 from .score import score_columns
 
 HumanScores = Mapping[str, Sequence[float]] | Sequence[float] | np.ndarray
+MIN_PAIRS = 3
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ def read_judgements(
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
+    if table.num_rows < MIN_PAIRS:  # a correlation of fewer pairs is undefined or trivially +-1
+        raise InputError(path, f"a correlation needs at least {MIN_PAIRS} judged pairs; the file has {table.num_rows}")
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}
     for col in (prediction_col, reference_col):
@@ -251,3 +257,22 @@ def _post_signature(rounding: int | None, by_max: bool, flip: bool) -> str:
     if flip:
         parts.append("dist:1-x")
     return "".join(f"|{p}" for p in parts)
+
+
+@dataclass(frozen=True)
+class AgreementOptions:
+    """The settings of ``revmine agreement``."""
+
+    score_cols: tuple[str, ...] = option(None, "human score columns, averaged per pair", type=str, items=True,
+                                         required=True)
+    pred_col: str = option("prediction", "prediction column")
+    ref_col: str = option("reference", "reference column")
+    metrics: tuple[str, ...] | None = option(None, "metric specs (default: the nl set)", type=str, items=True,
+                                             split=split_specs)
+    profile: str | None = option(None, "a profile's metrics and post-processing", type=str,
+                                 choices=tuple(sorted(PROFILES)))
+    bootstrap: int = option(1000, "bootstrap resamples for the 95% confidence intervals (0: none)", min=0)
+    seed: int = option(0, "seed of the bootstrap", min=0)
+
+    def __post_init__(self) -> None:
+        check(self)
