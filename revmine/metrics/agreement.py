@@ -28,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
-from scipy import stats
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
@@ -147,6 +146,8 @@ def correlations(
     x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
 ) -> dict[str, float]:
     """Spearman, Kendall (τ-b) and Pearson of x with y, each with ``_lo``/``_hi`` percentile bootstrap bounds."""
+    from scipy import stats  # imported here: the command line builds its parsers from this module
+
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     out: dict[str, float] = {}
     with warnings.catch_warnings():  # constant input: scipy warns and returns NaN, which is the answer
@@ -181,6 +182,8 @@ def bootstrap_coefficients(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.
     original pairs in each resample (a copy of a pair is tied with it on both sides), which needs n×n
     sign matrices: fine for the few thousand pairs human judgements come in.
     """
+    from scipy import stats
+
     xs, ys = x[idx], y[idx]
     spearman = _rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1))
     pearson = _rowwise_pearson(xs, ys)
