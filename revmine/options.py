@@ -152,15 +152,18 @@ def check(options: Any) -> None:
 def _parse(spec: Spec, text: str) -> Any:
     """A command-line string as the setting's value (numbers parsed, lists split)."""
     if spec.items:
-        parts = (spec.split or _commas)(text)
-        return [_parse(dataclasses.replace(spec, items=False), p) for p in parts]
+        return [_parse_one(spec, part) for part in (spec.split or _commas)(text)]
+    return _parse_one(spec, text)
+
+
+def _parse_one(spec: Spec, text: str) -> Any:
     if spec.type is bool:
         return text.lower() in ("true", "yes", "1")
     if spec.type in (int, float):
         try:
             return spec.type(text)
         except ValueError:
-            raise ValueError(f"must be {spec.describe()}, not {text!r}") from None
+            raise ValueError(f"must be {spec.describe()}, not {show(text)}") from None
     return text
 
 
