@@ -12,6 +12,7 @@ import argparse
 import atexit
 import importlib.util
 import json
+import math
 import os
 import shutil
 import sys
@@ -70,10 +71,20 @@ def _note(args: argparse.Namespace, line: str) -> None:
 def _emit(args: argparse.Namespace, result: Any, text: str | Callable[[], str] | None = None) -> None:
     """Print a command's result: JSON with --json, else ``text`` (default: the result as indented lines)."""
     if _flag(args, "json"):
-        json.dump(result, sys.stdout, indent=2, default=str, allow_nan=False)
-        print()
+        print(json.dumps(_finite(result), indent=2, default=str, allow_nan=False))
     else:
         print(text() if callable(text) else text if text is not None else "\n".join(_lines(result)))
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: an undefined number (a correlation without resamples) is null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _lines(value: Any, indent: str = "") -> list[str]:
@@ -460,15 +471,10 @@ def _run_classifier(args: argparse.Namespace) -> int:
                 lines.append(f"| {category} | {label} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
     result = {"comments": len(data.texts), "relevant": int(sum(data.labels)),
-              "filters": {name: dataclasses.asdict(r) | {"precision": _finite(r.precision), "recall": _finite(r.recall)}
+              "filters": {name: dataclasses.asdict(r) | {"precision": r.precision, "recall": r.recall}
                           for name, r in results.items()}}
     _emit(args, result, text)
     return 0
-
-
-def _finite(x: float) -> float | None:
-    """JSON has no NaN: an undefined share is null."""
-    return None if x != x else x
 
 
 def _add_filter(sub: argparse._SubParsersAction) -> None:
