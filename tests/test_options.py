@@ -91,8 +91,7 @@ def test_an_agreement_file_without_pairs_is_refused(tmp_path: Path, capsys: pyte
     empty = tmp_path / "judged.csv"
     empty.write_text("prediction,reference,h1\n")
     assert main(["agreement", str(empty), "--score-cols", "h1", "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err == (f"revmine: error: {empty}: a correlation needs at least 3 judged pairs; "
-                                       "the file has 0\n")
+    assert capsys.readouterr().err == f"revmine: error: {empty}: no judged pairs: the file has no rows\n"
     assert not (tmp_path / "out").exists()
 
 

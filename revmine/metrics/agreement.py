@@ -38,7 +38,6 @@ from .registry import split_specs
 from .score import score_columns
 
 HumanScores = Mapping[str, Sequence[float]] | Sequence[float] | np.ndarray
-MIN_PAIRS = 3
 
 
 @dataclass(frozen=True)
@@ -80,8 +79,8 @@ def read_judgements(
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
-    if table.num_rows < MIN_PAIRS:  # a correlation of fewer pairs is undefined or trivially +-1
-        raise InputError(path, f"a correlation needs at least {MIN_PAIRS} judged pairs; the file has {table.num_rows}")
+    if table.num_rows == 0:  # else: tables of NaN correlations, and exit status 0
+        raise InputError(path, "no judged pairs: the file has no rows")
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}
     for col in (prediction_col, reference_col):
