@@ -134,6 +134,8 @@ def _input(suffix: str) -> Callable[[str], Path]:
 
 
 def _command(sub: argparse._SubParsersAction, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A sub-command with the common flags. A new command is made here, takes its settings from its stage's
+    Options class (:func:`add_arguments`, :func:`from_args`) and prints its result with :func:`_emit`."""
     return sub.add_parser(name, parents=[COMMON], **kwargs)
 
 
