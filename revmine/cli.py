@@ -445,6 +445,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
             f"rules + {'model ' + args.noise_model.name if args.noise_model else 'default model'}":
                 ~by_rules & model.predict(data.texts)}
     if args.cv:
+        classifier.check_trainable(args.labels, data, folds=args.folds, seed=args.seed)
         for name in classifier.MODELS:
             scores = classifier.out_of_fold(data.texts, data.labels, model=name, folds=args.folds, seed=args.seed)
             kept[f"rules + {name} ({args.folds}-fold)"] = ~by_rules & (scores > 0.5)
