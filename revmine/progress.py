@@ -39,7 +39,7 @@ class Lines:
     def _line(self) -> None:
         done = f"{self.n}/{self.total}" if self.total else str(self.n)
         share = f" ({self.n / self.total:.0%})" if self.total else ""
-        print(f"{self.desc}: {done} {self.unit}{'s' if self.n != 1 else ''}{share}, "
+        print(f"{self.desc}: {done} {self.unit}s{share}, "
               f"{time.monotonic() - self.started:.0f} s", file=self.stream, flush=True)
 
     def close(self) -> None:

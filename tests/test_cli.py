@@ -206,3 +206,17 @@ def test_dash_reads_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture
     monkeypatch.setattr(sys, "stdin", _Stdin(("prediction,reference,h\n" + rows).encode()))
     assert main(["agreement", "-", "--score-cols", "h", "--metrics", "chrf", "--bootstrap", "0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["n"] == 4
+
+
+def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine import progress
+
+    clock = iter([0.0, 4.0, 11.0, 11.0, 15.0, 25.0])  # start, updates at 4 and 11 s (a line), 15 s, the end
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    with progress.Lines(total=4, desc="preprocess", unit="file", every=10, stream=out) as bar:
+        for _ in range(3):
+            bar.update()
+    # a line when 10 s have passed since the last one (at 11 s), and one at the end
+    assert out.getvalue().splitlines() == ["preprocess: 2/4 files (50%), 11 s", "preprocess: 3/4 files (75%), 25 s"]
+    assert list(progress.progress_bar([1, 2], enabled=False)) == [1, 2]
