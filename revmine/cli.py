@@ -550,7 +550,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run a command: usage and input errors exit 2, failed operations 1, each one line (-v: traceback)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # a usage error (2, already reported), --help or --version (0)
+        return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
     try:
         return args.func(args)
     except (InputError, ValueError, OperationError, _Usage) as exc:
