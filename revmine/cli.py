@@ -538,12 +538,60 @@ def _run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = _command(sub, "compare", help="is system B better than A? paired significance tests (as sacrebleu)",
+                 description="Score two systems' predictions on the same references and test the "
+                             "difference: paired bootstrap resampling and/or approximate randomisation, "
+                             "as sacrebleu's --paired-bs and --paired-ar (same seed, same p-values).")
+    p.add_argument("baseline", type=Path, help="system A (the baseline): one hypothesis per line")
+    p.add_argument("system", type=Path, help="system B: one hypothesis per line, same order")
+    p.add_argument("--refs", type=Path, action="append", required=True,
+                   help="references, one per line; repeat for several references per hypothesis")
+    p.add_argument("--metrics", default="bleu, chrf, ter", help="metric specs (default: bleu, chrf, ter)")
+    p.add_argument("--test", choices=["bs", "ar", "both"], default="bs",
+                   help="bs: paired bootstrap (default), ar: approximate randomisation, or both")
+    p.add_argument("--samples", type=int, help="resamples (default 1000 for bs, 10000 for ar)")
+    p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345, sacrebleu's)")
+    p.set_defaults(func=_run_compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .metrics.registry import make_metrics, split_specs
+    from .metrics.significance import approximate_randomization, paired_bootstrap
+    from .textio import read_lines
+
+    baseline, system = read_lines(args.baseline), read_lines(args.system)
+    if len(system) != len(baseline):
+        raise InputError(args.system, f"{len(system)} lines but the baseline {args.baseline} has {len(baseline)}")
+    streams = [read_lines(path) for path in args.refs]
+    for path, stream in zip(args.refs, streams):
+        if len(stream) != len(baseline):
+            raise InputError(path, f"{len(stream)} references for {len(baseline)} hypotheses")
+    sets = [list(refs) for refs in zip(*streams)]
+    tests = {"bs": [paired_bootstrap], "ar": [approximate_randomization],
+             "both": [paired_bootstrap, approximate_randomization]}[args.test]
+    kw = {"seed": args.seed} | ({"n_samples": args.samples} if args.samples else {})
+    results = [test(metric, baseline, system, sets, **kw)
+               for metric in make_metrics(split_specs(args.metrics)) for test in tests]
+
+    def text() -> str:
+        lines = [f"| metric | test | A: {args.baseline.name} | B: {args.system.name} | p-value | B: mean ± 95% CI |",
+                 "|---|---|---|---|---|---|"]
+        for r in results:
+            ci = f"{r.system_mean:.4f} ± {r.system_ci:.4f}" if r.system_ci is not None else ""
+            lines.append(f"| {r.metric} | {r.test} ({r.n_samples}) | {r.baseline:.4f} | {r.system:.4f} "
+                         f"| {r.p_value:.4f} | {ci} |")
+        return "\n".join(lines + ["", "signatures: " + "; ".join(dict.fromkeys(r.signature for r in results))])
+    _emit(args, [r.as_dict() for r in results], text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="revmine", description=__doc__.splitlines()[0], parents=[COMMON])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier):
+                _add_agreement, _add_unabstract, _add_classifier, _add_compare):
         add(sub)
     return parser
 

@@ -46,6 +46,7 @@ class Spec:
     required: bool = False
     digest: bool = False  # a path whose *contents* are part of the stage's fingerprint
     split: Callable[[str], list[str]] | None = None  # a list given as one string; default: at commas
+    append: bool = False  # a list flag given once per item (--refs a --refs b) rather than comma-separated
 
     def describe(self) -> str:
         """The allowed values in words, e.g. ``an integer >= 1`` or ``a list of 3 numbers in [0, 1]``."""
@@ -151,7 +152,7 @@ def check(options: Any) -> None:
 
 def _parse(spec: Spec, text: str) -> Any:
     """A command-line string as the setting's value (numbers parsed, lists split)."""
-    if spec.items:
+    if spec.items and not spec.append:
         return [_parse_one(spec, part) for part in (spec.split or _commas)(text)]
     return _parse_one(spec, text)
 
@@ -178,14 +179,16 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, .
 
         def convert(text: str, spec: Spec = spec) -> Any:
             try:
-                return check_value(spec, _parse(spec, text))
+                return _item(spec, _parse(spec, text)) if spec.append else check_value(spec, _parse(spec, text))
             except ValueError as exc:
                 raise argparse.ArgumentTypeError(str(exc)) from None
 
         flag = spec.flag or "--" + name.replace("_", "-")
         metavar = "{" + ",".join(map(str, spec.choices)) + "}" if spec.choices and not spec.items else None
         parser.add_argument(flag, dest=name, type=convert, default=argparse.SUPPRESS, required=spec.required,
-                            metavar=metavar, help=(spec.help + shown).replace("%", "%%"))
+                            metavar=metavar, action="append" if spec.append else "store",
+                            help=(spec.help + shown + (" (repeat the flag for several)" if spec.append else ""))
+                            .replace("%", "%%"))
 
 
 def from_args(cls: type, args: argparse.Namespace, **extra: Any) -> Any:

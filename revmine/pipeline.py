@@ -82,8 +82,9 @@ def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     for name, opts in chosen.items():
         for key, spec in options.specs(type(opts)).items():
             value = getattr(opts, key)
-            if spec.digest and value is not None and not Path(value).exists():
-                raise InputError(path, f"no such file or folder: {value}", field=f"{name}.{key}")
+            for file in (value if spec.items else (value,)) if spec.digest and value is not None else ():
+                if not Path(file).exists():
+                    raise InputError(path, f"no such file or folder: {file}", field=f"{name}.{key}")
     for i, project in enumerate(config.get("projects", [])):
         unknown = set(project) - PROJECT_KEYS if isinstance(project, dict) else set()
         if unknown:
@@ -118,7 +119,8 @@ def _fingerprint(job: Job, stage: str, upstream: str) -> str:
     opts = job.options["job" if stage == "mine" else stage]
     specs = options.specs(type(opts))
     settings = options.settings(opts)
-    contents = {key: _digest(Path(value)) for key, value in settings.items() if specs[key].digest and value}
+    contents = {key: [_digest(Path(v)) for v in value] if specs[key].items else _digest(Path(value))
+                for key, value in settings.items() if specs[key].digest and value}
     settings = {key: value for key, value in settings.items() if key not in contents and key != "out"}
     if stage == "mine":  # where the output goes is not what it is; the projects are the mining stage's input
         settings = {"job": settings, "projects": job.config.get("projects", [])}

@@ -269,7 +269,8 @@ class AgreementOptions:
                                          required=True)
     pred_col: str = option("prediction", "prediction column")
     ref_col: str = option("reference", "reference column")
-    metrics: tuple[str, ...] | None = option(None, "metric specs (default: the nl set)", type=str, items=True,
+    metrics: tuple[str, ...] | None = option(None, "metric specs (default: the nl set; with a profile: added to its "
+                                             "metrics)", type=str, items=True,
                                              split=split_specs)
     profile: str | None = option(None, "a profile's metrics and post-processing", type=str,
                                  choices=tuple(sorted(PROFILES)))

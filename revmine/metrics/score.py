@@ -7,8 +7,10 @@ mean/median/sd over all predictions of rank <= k and over the best of those k (m
 distances). NaN scores (e.g. a tree metric on code that does not parse) are left out of the statistics
 and counted in ``missing``; infinite ones (SED normalised by an empty reference) are counted in
 ``infinite`` and left out too, so every statistic is a finite number or null and the JSON is valid.
-Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style)
-also get their corpus value over the rank-1 predictions, which is what papers report as "BLEU".
+Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style;
+chrF and TER sum sacrebleu's statistics) also get their corpus value over the rank-1 predictions, which
+is what papers report as "BLEU", beside the mean of sentence scores. ``ci=N`` adds to every mean its
+95% percentile-bootstrap interval over N resamples.
 
 ``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform):
 the pairs are cut into contiguous chunks (whole beams, so a reference's k pairs stay together and its
@@ -50,6 +52,7 @@ from .predictions import FORMATS as PREDICTION_FORMATS
 from .predictions import Predictions, read_predictions
 from .profiles import PROFILES
 from .registry import make_metrics, select_metrics, split_specs
+from .significance import bootstrap_interval
 
 
 @dataclass
@@ -62,6 +65,8 @@ class ScoreRun:
     source: str = ""
     profile: dict | None = None
     summary: dict = field(default_factory=dict)
+    reference_sets: list[list[str]] | None = None  # per example all its references, when several
+    ci: int = 0  # bootstrap resamples for the summary's 95% confidence intervals (0: none)
 
     @property
     def signatures(self) -> dict[str, str]:
@@ -85,16 +90,22 @@ def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.n
 
 
 def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
-                      progress: bool = False, workers: int | None = None) -> ScoreRun:
+                      progress: bool = False, workers: int | None = None, ci: int = 0) -> ScoreRun:
     """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`.
 
     ``workers``: processes to score in (None or 1: this process only); see the module docstring.
+    Several references per example (``preds.reference_sets()``): every metric scores against all of them
+    (``Metric.multi_reference_scores``), a prediction is exact when it equals one of them, and the
+    ``reference`` column holds the first. ``ci``: bootstrap resamples for the summary's 95% intervals.
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
         raise ValueError(f"two metrics write the same column: {columns}")
     hyps, refs, example, rank = _flatten(preds)
-    exact = np.fromiter((h.split() == r.split() for h, r in zip(hyps, refs)), dtype=bool, count=len(hyps))
+    sets = preds.reference_sets()
+    flat_sets = [s for s in sets for _ in range(preds.k)] if sets else None
+    exact = np.fromiter((any(h.split() == r.split() for r in (flat_sets[i] if flat_sets else [refs[i]]))
+                         for i, h in enumerate(hyps)), dtype=bool, count=len(hyps))
     perfect = np.maximum.accumulate(exact.reshape(len(preds), preds.k), axis=1).ravel() if len(preds) else exact
     data: dict[str, object] = {
         "example": example,
@@ -105,18 +116,20 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "exact_match": exact,
         "perfect_at_k": perfect,
     }
-    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress)):
+    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets)):
         data[metric.column] = values
     schema = scores_schema(columns)
     table = pa.table({name: data[name] for name in schema.names}, schema=schema)
-    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile)
+    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile, reference_sets=sets, ci=ci)
     run.summary = summarize(run)
     return run
 
 
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
-                  align: int = 1, progress: bool = False) -> list[np.ndarray]:
-    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1.
+                  align: int = 1, progress: bool = False,
+                  reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1
+    (with ``reference_sets``, per pair all its references: ``multi_reference_scores``).
 
     Metrics that share statistics (:class:`SharedStatistics` with equal keys) are scored together: the
     statistics are computed once per chunk and passed to each. Chunk boundaries fall on multiples of
@@ -150,7 +163,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     def run_local() -> None:
         for g, members in enumerate(groups):
             if g not in pooled:
-                done(members, score_group([metrics[i] for i in members], hyps, refs))
+                done(members, score_group([metrics[i] for i in members], hyps, refs, reference_sets))
 
     if not pooled:
         run_local()
@@ -158,7 +171,8 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
         bounds = chunk_bounds(n, workers, align)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(bounds) * len(pooled)), mp_context=context,
-                                 initializer=_init_worker, initargs=(pooled, list(hyps), list(refs))) as pool:
+                                 initializer=_init_worker,
+                                 initargs=(pooled, list(hyps), list(refs), reference_sets)) as pool:
             futures = {pool.submit(_score_chunk, g, lo, hi): (g, c)
                        for g in pooled for c, (lo, hi) in enumerate(bounds)}
             run_local()  # meanwhile, in this process
@@ -184,10 +198,13 @@ def statistics_groups(metrics: Sequence[Metric]) -> list[list[int]]:
     return list(groups.values())
 
 
-def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str]) -> list[np.ndarray]:
+def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str],
+                reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
     """Each metric's float64 scores of the pairs; a group of ``SharedStatistics`` metrics (one
     :func:`statistics_groups` group) gets its statistics computed once, by the first."""
-    if len(metrics) == 1:
+    if reference_sets is not None:
+        values = [metric.multi_reference_scores(hyps, reference_sets) for metric in metrics]
+    elif len(metrics) == 1:
         values = [metrics[0].sentence_scores(hyps, refs)]
     else:
         shared = metrics[0].statistics(hyps, refs)  # type: ignore[attr-defined]
@@ -213,34 +230,45 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
 _WORKER: dict[str, object] = {}
 
 
-def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str]) -> None:
+def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str],
+                 reference_sets: Sequence[Sequence[str]] | None = None) -> None:
     _WORKER["groups"] = {g: pickle.loads(blob) for g, blob in groups.items()}
-    _WORKER["hyps"], _WORKER["refs"] = hyps, refs
+    _WORKER["hyps"], _WORKER["refs"], _WORKER["sets"] = hyps, refs, reference_sets
 
 
 def _score_chunk(group: int, lo: int, hi: int) -> list[np.ndarray]:
-    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi])  # type: ignore[index]
+    sets = _WORKER["sets"]
+    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi],  # type: ignore[index]
+                       sets[lo:hi] if sets is not None else None)  # type: ignore[index]
 
 
-def score_file(path: str | Path, fmt: str | None = None, references: str | Path | None = None, beam: int = 1,
+def score_file(path: str | Path, fmt: str | None = None,
+               references: str | Path | Sequence[str | Path] | None = None, beam: int = 1,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
-               workers: int | None = None, progress: bool = False) -> ScoreRun:
-    """Read a predictions file and score it with a profile's, the named, or the kind's default metrics."""
+               workers: int | None = None, progress: bool = False, ci: int = 0) -> ScoreRun:
+    """Read a predictions file and score it with a profile's metrics followed by the named ones, the named
+    ones, or the kind's default metrics."""
     preds = read_predictions(path, fmt, references, beam, pred_field, ref_field, id_field)
     chosen, used = select_metrics(profile, metrics, kind)
     return score_predictions(preds, chosen, profile=used.describe() if used else None, progress=progress,
-                             workers=workers)
+                             workers=workers, ci=ci)
 
 
-def _stats(values: np.ndarray) -> dict[str, float | int | None]:
+def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
+    """mean, median, sd, quartiles of the finite values; with ``ci`` resamples, the percentile bootstrap
+    95% interval of the mean (``ci_lo``, ``ci_hi``; seed 12345, as sacrebleu's)."""
     counts = {"missing": int(np.isnan(values).sum()), "infinite": int(np.isinf(values).sum())}
     ok = values[np.isfinite(values)]
+    interval = {}
+    if ci:
+        lo, hi = bootstrap_interval(ok, ci)
+        interval = {"ci_lo": lo if np.isfinite(lo) else None, "ci_hi": hi if np.isfinite(hi) else None}
     if ok.size == 0:
-        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, **counts}
+        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, **counts, **interval}
     q1, median, q3 = np.percentile(ok, [25, 50, 75])
     return {"mean": float(ok.mean()), "median": float(median), "sd": float(ok.std(ddof=1)) if ok.size > 1 else 0.0,
-            "q1": float(q1), "q3": float(q3), **counts}
+            "q1": float(q1), "q3": float(q3), **counts, **interval}
 
 
 def _has_corpus_level(metric: Metric) -> bool:
@@ -269,13 +297,17 @@ def summarize(run: ScoreRun) -> dict:
         for metric in run.metrics:
             column = values[metric.column]
             entry["metrics"][metric.column] = {
-                "all": _stats(column.reshape(n, k_max)[:, :k].ravel()),
-                "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better)),
+                "all": _stats(column.reshape(n, k_max)[:, :k].ravel(), run.ci),
+                "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better), run.ci),
             }
         per_k.append(entry)
     first = table.filter(pc.equal(table.column("k"), 1))
     hyps, refs = first.column("prediction").to_pylist(), first.column("reference").to_pylist()
-    corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
+    if run.reference_sets is not None:
+        corpus = {m.column: m.multi_reference_corpus_score(hyps, run.reference_sets)
+                  for m in run.metrics if _has_corpus_level(m) and n}
+    else:
+        corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
     return {
         "revmine": __version__,
         "source": run.source,
@@ -300,6 +332,13 @@ def summary_markdown(summary: dict) -> str:
     if summary.get("corpus_rank1"):
         lines += ["", "Corpus-level scores of the rank-1 predictions:", "", "| metric | corpus |", "|---|---|"]
         lines += [f"| {c} | {_f(v)} |" for c, v in summary["corpus_rank1"].items()]
+    with_ci = any("ci_lo" in e["metrics"][c]["best"] for e in summary["per_k"] for c in e["metrics"])
+    if with_ci:
+        lines += ["", "95% bootstrap confidence intervals of the means:", "",
+                  "| metric | k | best: mean [95% CI] | all: mean [95% CI] |", "|---|---|---|---|"]
+        lines += [f"| {c} | {e['k']} | {_f(m['best']['mean'])} [{_f(m['best']['ci_lo'])}, {_f(m['best']['ci_hi'])}] | "
+                  f"{_f(m['all']['mean'])} [{_f(m['all']['ci_lo'])}, {_f(m['all']['ci_hi'])}] |"
+                  for c in summary["signatures"] for e in summary["per_k"] for m in [e["metrics"][c]]]
     for column, signature in summary["signatures"].items():
         lines += ["", f"## {column}", "", f"`{signature}`", "",
                   "| k | best: mean | median | sd | all: mean | median | sd | missing | infinite |",
@@ -372,19 +411,23 @@ class ScoreOptions:
     predictions: Path | None = option(None, "predictions file (Tufano blocks, text, JSON Lines or Parquet)",
                                       type=Path, flag="", digest=True)
     format: str | None = option(None, "input format (default: detected)", type=str, choices=PREDICTION_FORMATS)
-    references: Path | None = option(None, "references file, one per line (format text)", type=Path, flag="--refs",
-                                     digest=True)
+    references: tuple[Path, ...] | None = option(None, "references file, one line per example (format text); "
+                                                 "several files for several references per example", type=Path,
+                                                 items=True, flag="--refs", append=True, digest=True)
     beam: int = option(1, "predictions per example (format text)", min=1)
     pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
     ref_field: str | None = option(None, "reference field (jsonl, parquet)", type=str)
     id_field: str | None = option(None, "example id field (jsonl, parquet)", type=str)
     kind: str = option("code", "default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)",
                        choices=("code", "nl"))
-    metrics: tuple[str, ...] | None = option(None, "metric specs such as bleu(tokenize=char), overriding kind",
-                                             type=str, items=True, split=split_specs)
+    metrics: tuple[str, ...] | None = option(None, "metric specs such as bleu(tokenize=char), overriding kind "
+                                             "(with a profile: added to its metrics)", type=str, items=True,
+                                             split=split_specs)
     profile: str | None = option(None, "reproduce a publication's pipeline exactly (see revmine profiles)", type=str,
                                  choices=tuple(sorted(PROFILES)))
     workers: int = option(1, "processes to score in (worth it for slow metrics such as TER on large files)", min=1)
+    ci: int = option(0, "bootstrap resamples for 95% confidence intervals of the means in the summary (0: none)",
+                     min=0)
 
     def __post_init__(self) -> None:
         check(self)
@@ -396,6 +439,7 @@ def score_with(options: ScoreOptions, progress: bool = False) -> ScoreRun:
     """:func:`score_file` with the settings of ``options``."""
     if options.predictions is None:
         raise ValueError("no predictions file given")
-    return score_file(options.predictions, options.format, options.references, options.beam, options.pred_field,
-                      options.ref_field, options.id_field, options.profile,
-                      list(options.metrics) if options.metrics else None, options.kind, options.workers, progress)
+    return score_file(options.predictions, options.format, list(options.references or ()) or None, options.beam,
+                      options.pred_field, options.ref_field, options.id_field, options.profile,
+                      list(options.metrics) if options.metrics else None, options.kind, options.workers, progress,
+                      options.ci)
