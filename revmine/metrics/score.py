@@ -412,7 +412,7 @@ class ScoreOptions:
                                       type=Path, flag="", digest=True)
     format: str | None = option(None, "input format (default: detected)", type=str, choices=PREDICTION_FORMATS)
     references: tuple[Path, ...] | None = option(None, "references file, one line per example (format text); "
-                                                 "several files for several references per example", type=Path,
+                                                 "one file per reference of an example", type=Path,
                                                  items=True, flag="--refs", append=True, digest=True)
     beam: int = option(1, "predictions per example (format text)", min=1)
     pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
