@@ -210,3 +210,27 @@ def test_large_vocabularies_fall_back_exactly():
     expected = [[len(h.split()), len(r.split()), *(clipped(h.split(), r.split(), n) for n in range(1, 5))]
                 for h, r in zip(hyps, refs)]
     assert bleu_statistics(hyps, refs).tolist() == expected
+
+
+def test_compiled_counting_equals_sacrebleu(tufano_dir):
+    """Batches of at least ``NUMBA_MIN_PAIRS`` pairs are counted by the compiled kernel (``_bleu``): real
+    beams (each reference repeated k times in a row) and random pairs with Unicode whitespace, long and
+    non-ASCII tokens, empty sides and references shared out of order. Same values as sacrebleu."""
+    from revmine.metrics import _bleu
+    from revmine.metrics.edit import NUMBA_MIN_PAIRS
+
+    if not _bleu.AVAILABLE:
+        pytest.skip("numba is not installed")
+    hyps, refs = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").flat()
+    rng = random.Random(11)
+    words = ["a", "b", "é", "x\u00a0y", "z\u3000", "\u200bq", "long_" * 9, "\U0001f600", "(", ")"]
+    fake_refs = [" ".join(rng.choices(words, k=rng.randint(0, 14))) for _ in range(60)]
+    fake = [(" ".join(rng.choices(words, k=rng.randint(0, 14))), rng.choice(fake_refs)) for _ in range(600)]
+    hyps, refs = hyps[:900] + [h for h, _ in fake], refs[:900] + [r for _, r in fake]
+    assert len(hyps) >= NUMBA_MIN_PAIRS
+    expected = [sacrebleu.sentence_bleu(h, [r], tokenize="none") for h, r in zip(hyps, refs)]
+    stats = bleu_statistics(hyps, refs)
+    assert stats[:, :2].tolist() == [[e.sys_len, e.ref_len] for e in expected]
+    assert stats[:, 2:].tolist() == [e.counts for e in expected]
+    np.testing.assert_allclose(BLEU().sentence_scores(hyps, refs), [e.score / 100 for e in expected],
+                               rtol=0, atol=1e-9)

@@ -69,6 +69,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import Metric, check_lengths, distinct, memo
+from .edit import NUMBA_MIN_PAIRS
 from .tokens import (SACREBLEU_TOKENIZERS, check_tokenizer, codexglue_tokens, intern_tokens,
                      sacrebleu_tokenizer, token_sequence)
 
@@ -174,6 +175,10 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders
     check_tokenizer(tokenize)
     if not len(hypotheses):
         return np.zeros((0, orders + 2), dtype=np.int64)
+    if tokenize == "space" and len(hypotheses) >= NUMBA_MIN_PAIRS:
+        from . import _bleu
+        if _bleu.AVAILABLE:
+            return _bleu.clipped_matches(hypotheses, references, orders)
     return np.concatenate([
         _chunk_stats(hypotheses[i:i + _CHUNK], references[i:i + _CHUNK], orders, tokenize)
         for i in range(0, len(hypotheses), _CHUNK)])
@@ -349,12 +354,15 @@ class BLEU(Metric):
             texts = [tokens(t) for t in texts]
         return texts
 
+    def _orders(self) -> int:
+        return max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
+
     def _statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        return self._multi_statistics(hypotheses, [[r] for r in references])
+        tokenize = "space" if self.tokenize in SACREBLEU_TOKENIZERS else self.tokenize
+        return bleu_statistics(self._prepare(hypotheses), self._prepare(references), self._orders(), tokenize)
 
     def _multi_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
-        orders = max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
+        orders = self._orders()
         tokenize = "space" if self.tokenize in SACREBLEU_TOKENIZERS else self.tokenize
         flat = self._prepare([r for refs in reference_sets for r in refs])
         sets, start = [], 0
