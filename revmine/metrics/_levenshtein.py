@@ -30,6 +30,7 @@ Measured on the 1-encoder k=10 fixture (17,190 pairs, ~46 tokens each; benchmark
 ``threads`` > 1 scores chunks of hypotheses on a thread pool (the kernels release the GIL); chunks write
 disjoint slices of the output, so the values do not depend on it. Without numba, ``AVAILABLE`` is False
 (the functions stay plain Python) and ``edit.py`` uses rapidfuzz on ``str.split()`` lists (same values).
+Steps 1-3 (``number_tokens``, ``_lookup``) also number BLEU's tokens (``_bleu.py``).
 The compiled code is cached on disk (``cache=True``, in ``__pycache__``): the first use after an install
 compiles it (several seconds), later processes load it (numba's own start-up, about a second, dominates).
 """
