@@ -8,8 +8,8 @@
   tokenize='none')`` and nltk's ``sentence_bleu`` (method 3), both on the same pairs (sacrebleu and nltk on
   a slice, scaled); target: at least 20x sacrebleu (issue 12). Also shown: the first call's time (numba's
   start-up plus loading, or on a fresh install compiling, the kernel);
-* our token Levenshtein (``Levenshtein()``, from strings, one thread) beside rapidfuzz's ``Levenshtein.distance`` on pre-split token lists (one
-  thread); target: within 2x. Also shown: the same kernel on two threads, rapidfuzz splitting the strings
+* our token Levenshtein (``Levenshtein()``, from strings, one thread) beside rapidfuzz's
+  ``Levenshtein.distance`` on pre-split token lists (one thread); target: within 2x. Also shown: the same kernel on two threads, rapidfuzz splitting the strings
   itself, and the first call's time.
 
 The runs of a metric and its anchors alternate (``--repeat`` rounds), so that a busy machine slows both
@@ -105,6 +105,9 @@ def main() -> None:
     print(f"  nltk sentence_bleu      {spread(speed['nltk'])}")
     print(f"  ours / sacrebleu        {ratio_line(ratios(speed['ours'], speed['sacrebleu']))}  (target >= 20x)")
     print(f"  ours / nltk             {ratio_line(ratios(speed['ours'], speed['nltk']))}")
+    theirs = [sacrebleu.sentence_bleu(h, [r], tokenize="none").score / 100 for h, r in zip(hyps[:part], refs[:part])]
+    print(f"  largest difference from sacrebleu on the slice: "
+          f"{max(abs(a - b) for a, b in zip(bleu.sentence_scores(hyps, refs)[:part].tolist(), theirs)):.1e}")
 
     hyp_tokens, ref_tokens = [h.split() for h in hyps], [r.split() for r in refs]
     levenshtein = Levenshtein()
@@ -122,11 +125,11 @@ def main() -> None:
     speed = race(args.repeat, **runs)
     kernel = "numba kernel" if _levenshtein.AVAILABLE and n >= edit.NUMBA_MIN_PAIRS else "rapidfuzz fallback"
     print(f"token Levenshtein, median (min-max) of {args.repeat} interleaved rounds:")
-    print(f"  ours ({kernel})  {spread(speed['ours'])}  (first call {first:.2f} s)")
-    print(f"  rapidfuzz on pre-split lists {spread(speed['raw'])}")
-    print(f"  rapidfuzz splitting each time {spread(speed['raw_with_split'])}")
+    print(f"  ours                           {spread(speed['ours'])}  ({kernel}; first call {first:.2f} s)")
+    print(f"  rapidfuzz, pre-split lists     {spread(speed['raw'])}")
+    print(f"  rapidfuzz, splitting each time {spread(speed['raw_with_split'])}")
     if "two_threads" in speed:
-        print(f"  ours on 2 threads            {spread(speed['two_threads'])}")
+        print(f"  ours on 2 threads              {spread(speed['two_threads'])}")
     print(f"  time ours / rapidfuzz pre-split {ratio_line(ratios(speed['raw'], speed['ours']))}  (target <= 2x)")
 
 
