@@ -32,7 +32,7 @@ the spaces, unlike ``char``), for natural language.
 
 Several references per hypothesis (``multi_reference_scores``, ``multi_reference_corpus_score``): clipped
 by an n-gram's largest count in any one reference and the closest reference length (shorter on a tie),
-as sacrebleu and nltk do. Large batches are counted by the same compiled kernel as one reference (below).
+as sacrebleu and nltk do (large batches: the compiled kernel of ``_bleu.py``, as for one reference).
 Tufano et al. (ICSE 2021) did exactly that: their published BLEU-4 box plots are ``BLEU(tokenize="char",
 smooth="nltk0")`` (best-of-k medians 0.8315/0.8860/0.8980/0.9145 on their 1-encoder predictions,
 k = 1/3/5/10), not token-level BLEU (0.728/0.801/0.817/0.841).
