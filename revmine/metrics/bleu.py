@@ -56,14 +56,14 @@ numpy counting below took 0.2-0.4 s there, half of it numbering the tokens (``in
 sorting and scanning packed n-gram keys: 4-9x sacrebleu. So batches of at least ``NUMBA_MIN_PAIRS``
 whitespace-tokenised pairs are counted by the compiled kernel of ``_bleu.py`` (tokens numbered straight
 from the code points, each distinct reference's n-gram tables built once per beam, clipping counted while
-reading the hypothesis): ~35 ms, of which ~25 ms in the kernel; median 37x sacrebleu (34-54x over 7
-interleaved rounds on the busy 2-core machine), 47x nltk. Smaller batches, other tokenisations and
-installs without numba use the numpy counting: tokens mapped to dense integer ids
-(``tokens.intern_tokens``: hash of the code points, verified against the token text, so ids are exact);
-each position's padded n-gram of the highest order packed with its pair index into one int64 key; one
-sort per batch puts every n-gram of every order next to its equals (an order-n group is a run of keys
-sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over the groups,
-read off a running count.
+reading the hypothesis): ~35 ms, of which ~25 ms in the kernel; medians 36-41x sacrebleu in three
+benchmark runs of 7 interleaved rounds on the busy 2-core machine (rounds 22-58x), 43-52x nltk.
+Smaller batches, other tokenisations and installs without numba use the numpy counting: tokens mapped to
+dense integer ids (``tokens.intern_tokens``: hash of the code points, verified against the token text, so
+ids are exact); each position's padded n-gram of the highest order packed with its pair index into one
+int64 key; one sort per batch puts every n-gram of every order next to its equals (an order-n group is a
+run of keys sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over
+the groups, read off a running count.
 """
 
 from __future__ import annotations
@@ -173,6 +173,15 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize
     return out
 
 
+def _compiled(tokenize: str, pairs: int):
+    """The compiled counting (``_bleu``) if it applies: whitespace tokens, numba installed, and a batch large
+    enough to repay numba's start-up (loading the kernel takes about a second in a fresh process)."""
+    if tokenize != "space" or pairs < NUMBA_MIN_PAIRS:
+        return None
+    from . import _bleu
+    return _bleu if _bleu.AVAILABLE else None
+
+
 def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders: int = 4,
                     tokenize: str = "space") -> np.ndarray:
     """Per pair ``[hyp_len, ref_len, matches_1, ..., matches_orders]`` (int64), the sufficient statistics
@@ -181,10 +190,9 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders
     check_tokenizer(tokenize)
     if not len(hypotheses):
         return np.zeros((0, orders + 2), dtype=np.int64)
-    if tokenize == "space" and len(hypotheses) >= NUMBA_MIN_PAIRS:
-        from . import _bleu
-        if _bleu.AVAILABLE:
-            return _bleu.clipped_matches(hypotheses, references, orders)
+    kernel = _compiled(tokenize, len(hypotheses))
+    if kernel:
+        return kernel.clipped_matches(hypotheses, references, orders)
     return np.concatenate([
         _chunk_stats(hypotheses[i:i + _CHUNK], references[i:i + _CHUNK], orders, tokenize)
         for i in range(0, len(hypotheses), _CHUNK)])
@@ -203,10 +211,9 @@ def multi_reference_statistics(hypotheses: Sequence[str], reference_sets: Sequen
     for i, refs in enumerate(reference_sets):
         if not refs:
             raise ValueError(f"hypothesis {i} has no reference")
-    if tokenize == "space" and len(hypotheses) >= NUMBA_MIN_PAIRS:
-        from . import _bleu
-        if _bleu.AVAILABLE:
-            return _bleu.multi_reference_matches(hypotheses, reference_sets, orders)
+    kernel = _compiled(tokenize, len(hypotheses))
+    if kernel:
+        return kernel.multi_reference_matches(hypotheses, reference_sets, orders)
     out = np.zeros((len(hypotheses), orders + 2), dtype=np.int64)
     for i, (hyp, refs) in enumerate(zip(hypotheses, reference_sets)):
         h = token_sequence(hyp, tokenize)
