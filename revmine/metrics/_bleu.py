@@ -19,8 +19,8 @@ order holding each n-gram's largest count in any one of them, as sacrebleu and n
 
 Why a kernel: profiled on the 1-encoder k=10 fixture (17,190 pairs, ~46 tokens each), numpy spent half its
 time numbering tokens and the rest sorting and scanning packed n-gram keys (0.2-0.4 s, 4-9x sacrebleu);
-this takes ~25 ms for the same pairs, ~35 ms for ``BLEU().sentence_scores`` in all: medians 36-41x
-``sacrebleu.sentence_bleu`` in three runs of 7 interleaved rounds (benchmarks/bench_code_metrics.py).
+this takes ~25 ms for the same pairs, ~35 ms for ``BLEU().sentence_scores`` in all: medians 35-41x
+``sacrebleu.sentence_bleu`` in four runs of 7 interleaved rounds (benchmarks/bench_code_metrics.py).
 """
 
 from __future__ import annotations

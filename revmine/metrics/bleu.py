@@ -56,7 +56,7 @@ numpy counting below took 0.2-0.4 s there, half of it numbering the tokens (``in
 sorting and scanning packed n-gram keys: 4-9x sacrebleu. So batches of at least ``NUMBA_MIN_PAIRS``
 whitespace-tokenised pairs are counted by the compiled kernel of ``_bleu.py`` (tokens numbered straight
 from the code points, each distinct reference's n-gram tables built once per beam, clipping counted while
-reading the hypothesis): ~35 ms, of which ~25 ms in the kernel; medians 36-41x sacrebleu in three
+reading the hypothesis): ~35 ms, of which ~25 ms in the kernel; medians 35-41x sacrebleu in four
 benchmark runs of 7 interleaved rounds on the busy 2-core machine (rounds 22-58x), 43-52x nltk.
 Smaller batches, other tokenisations and installs without numba use the numpy counting: tokens mapped to
 dense integer ids (``tokens.intern_tokens``: hash of the code points, verified against the token text, so
