@@ -41,13 +41,17 @@ two splits whatever produced that input; so it lives beside the stages rather th
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 __all__ = ["Clusters", "NearDuplicateConfig", "UnionFind", "jaccard", "max_difference", "near_duplicate_clusters"]
 
@@ -159,8 +163,13 @@ class _Groups:
         return [(k, group, tuple(part)) for group, part in enumerate(parts)]
 
 
-def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicateConfig | None = None) -> Clusters:
-    """Cluster documents (token sequences) whose bags meet both Jaccard thresholds, transitively; exact."""
+def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicateConfig | None = None,
+                            engine: Engine | None = None) -> Clusters:
+    """Cluster documents (token sequences) whose bags meet both Jaccard thresholds, transitively; exact.
+
+    ``engine``: a Dask engine (:mod:`revmine.engine`) runs the join partitioned (:func:`_partitioned_pairs`);
+    the clusters, hence ``labels``, are the same as in-process, ``pairs`` another spanning set of them.
+    """
     config = config or NearDuplicateConfig()
     t = config.set_threshold
     union = UnionFind(len(docs))
@@ -177,13 +186,18 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
         else:
             sets[i] = tuple(sorted(vocabulary.setdefault(token, len(vocabulary)) for token in sorted(set(doc))))
     groups = _Groups(Counter(token for tokens in sets.values() for token in tokens), len(sets))
+    order = sorted(sets, key=lambda i: (len(sets[i]), i))
+    if engine is not None and engine.name != "local":
+        for i, j, set_j, multi_j in _partitioned_pairs(order, sets, docs, vocabulary, groups, config, engine):
+            if union.union(i, j):
+                pairs.append((i, j, set_j, multi_j))
+        pairs.sort()
+        return Clusters(union.labels(), pairs)
     index: dict[tuple[int, int, tuple[int, ...]], list[int]] = defaultdict(list)
-    for i in sorted(sets, key=lambda i: (len(sets[i]), i)):
+    for i in order:
         tokens = sets[i]
         size = len(tokens)
-        # i is indexed for every partner size in [size, size / t] (later documents are no smaller) ...
-        keys = {k: groups.keys(tokens, k)
-                for k in {max_difference(s, t) for s in range(size, math.floor(size / t + 1e-9) + 1)}}
+        keys = {k: groups.keys(tokens, k) for k in _partner_ks(size, t)}
         mine = frozenset(tokens)
         seen: set[int] = set()
         for key in keys[max_difference(size, t)]:  # ... and looks up its partners of size <= its own
@@ -203,6 +217,103 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
                 index[key].append(i)
     pairs.sort()
     return Clusters(union.labels(), pairs)
+
+
+def _partner_ks(size: int, t: float) -> set[int]:
+    """The ``k`` a set of ``size`` tokens is indexed under: one per partner size in ``[size, size / t]``
+    (partners come later, so are no smaller); it looks its own partners up under ``k(size)``."""
+    return {max_difference(s, t) for s in range(size, math.floor(size / t + 1e-9) + 1)}
+
+
+def _partitioned_pairs(order: list[int], sets: dict[int, tuple[int, ...]], docs: Sequence[Sequence[str]],
+                       vocabulary: dict[str, int], groups: _Groups, config: NearDuplicateConfig,
+                       engine: Engine) -> list[tuple[int, int, float, float]]:
+    """The join on an engine's workers: verified pairs ``(i, j, set, multiset)``, i < j, enough to build
+    the same clusters as the in-process loop.
+
+    The representatives are numbered by rank (the in-process order: size, then index). Workers compute
+    each one's pigeonhole keys (the same as in-process, hashed to an int: a collision only adds a candidate,
+    which is then rejected by the exact check) over chunks of ranks; the client deals the keys to
+    partitions by hash; each partition is joined on a worker: rank b is a candidate of rank a < b when b
+    looks up a key a is indexed under (exactly the in-process candidates), and is verified exactly, unless
+    the pairs that partition verified already connect them (they are returned, so the clusters are
+    unchanged). The client merges the pairs with union-find.
+    """
+    t = config.set_threshold
+    bags = []
+    for i in order:
+        counts = Counter(vocabulary[token] for token in docs[i])
+        bags.append((sets[i], tuple(counts[token] for token in sets[i])))
+    needed = set().union(*(_partner_ks(len(tokens), t) for tokens in sets.values())) if sets else set()
+    assignment = {k: groups.group_of(k) for k in sorted(needed)}
+    n_parts = 2 * getattr(engine, "window", 2)
+    parts: list[dict[int, tuple[list[int], list[int]]]] = [{} for _ in range(n_parts)]
+    ranks = range(len(order))
+    for keyed in engine.map(_rank_keys, _slices(ranks, -(-len(ranks) // n_parts) or 1), [tokens for tokens, _ in bags], assignment, t,
+                            n_parts):
+        for part, entries in zip(parts, keyed):
+            for key, rank, looks in entries:  # ranks come in order: each list stays sorted
+                indexed, lookups = part.setdefault(key, ([], []))
+                (lookups if looks else indexed).append(rank)
+    found = []
+    for verified in engine.map(_join_partition, parts, bags, t, config.multiset_threshold):
+        found.extend((order[a], order[b], set_j, multi_j) for a, b, set_j, multi_j in verified)
+    return found
+
+
+def _slices(items: range, size: int) -> list[range]:
+    return [items[start:start + size] for start in range(0, len(items), size)]
+
+
+def _rank_keys(ranks: range, sets: list[tuple[int, ...]], assignment: dict[int, list[int]], t: float,
+               n_parts: int) -> list[list[tuple[int, int, bool]]]:
+    """Per partition, ``(key hash, rank, looks up)`` of every pigeonhole key of the given ranks: looked up
+    under ``k(size)``, indexed under every partner ``k`` (both, when they coincide)."""
+    out: list[list[tuple[int, int, bool]]] = [[] for _ in range(n_parts)]
+    for rank in ranks:
+        tokens = sets[rank]
+        own = max_difference(len(tokens), t)
+        for k in sorted(_partner_ks(len(tokens), t)):
+            group_of = assignment[k]
+            split: list[list[int]] = [[] for _ in range(k + 1)]
+            for token in tokens:
+                split[group_of[token]].append(token)
+            for group, part in enumerate(split):
+                key = hash((k, group, tuple(part)))
+                if k == own:
+                    out[key % n_parts].append((key, rank, True))
+                out[key % n_parts].append((key, rank, False))
+    return out
+
+
+def _join_partition(part: dict[int, tuple[list[int], list[int]]], bags: list[tuple[tuple[int, ...], tuple[int, ...]]],
+                    t: float, multiset_threshold: float) -> list[tuple[int, int, float, float]]:
+    """The verified pairs ``(a, b, set, multiset)`` of ranks a < b among one partition's candidates."""
+    candidates: dict[int, set[int]] = defaultdict(set)
+    for indexed, lookups in part.values():
+        if indexed and lookups:
+            for b in lookups:
+                candidates[b].update(indexed[:bisect.bisect_left(indexed, b)])
+    local = UnionFind(len(bags))
+    verified = []
+    for b in sorted(candidates):
+        tokens_b, counts_b = bags[b]
+        mine, count_of = frozenset(tokens_b), dict(zip(tokens_b, counts_b))
+        for a in sorted(candidates[b]):
+            if local.find(a) == local.find(b):
+                continue
+            tokens_a, counts_a = bags[a]
+            common = mine.intersection(tokens_a)
+            union_size = len(tokens_a) + len(tokens_b) - len(common)
+            if len(common) / union_size < t:
+                continue
+            theirs = dict(zip(tokens_a, counts_a))
+            inter = sum(min(count_of[token], theirs[token]) for token in common)
+            multi = inter / (sum(counts_a) + sum(counts_b) - inter)  # as :func:`jaccard` computes them
+            if multi >= multiset_threshold:
+                local.union(a, b)
+                verified.append((a, b, len(common) / union_size, multi))
+    return verified
 
 
 def _bag_digest(doc: Sequence[str]) -> bytes:
