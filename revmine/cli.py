@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from . import __version__
 from .errors import InputError, OperationError
-from .options import add_arguments, from_args
+from .options import add_arguments, from_args, specs
 
 
 class _Usage(Exception):
@@ -232,7 +232,6 @@ def _job_file_help() -> str:
     """The tables and keys of a job file, for revmine run --help (docs/job-file.md has the details)."""
     import textwrap
 
-    from .options import specs
     from .pipeline import PROJECT_KEYS, REFERENCE, sections
 
     lines = [f"The job file (TOML): [job] and [[projects]] say what to mine (each project: "
@@ -253,13 +252,19 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("job", type=_input(".toml"), help="job file (TOML; - for standard input)")
     p.add_argument("--out", type=Path, help="output directory (default: the job's [job] out)")
     p.add_argument("--force", action="store_true", help="re-run every stage")
+    from .engine import EngineOptions
+
+    add_arguments(p, EngineOptions)  # --engine, --workers, --scheduler: over the job's [engine]
     p.set_defaults(func=_run_run)
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from .pipeline import load_job, run
+    from .engine import EngineOptions
+    from .pipeline import load_job, run, with_engine
 
     job = load_job(args.job, args.out)
+    engine = {name: getattr(args, name) for name in specs(EngineOptions) if hasattr(args, name)}
+    job = with_engine(job, **engine) if engine else job
     verbose = _flag(args, "verbose")
 
     def echo(line: str) -> None:

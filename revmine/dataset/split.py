@@ -40,6 +40,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..engine import Engine
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
 from ..options import check, option
@@ -72,6 +73,9 @@ class SplitOptions:
                                        "the mined rounds)", type=Path, job=False)
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
+    #: where the near-duplicate join runs (:mod:`revmine.engine`; None: here); the dealing of clusters to
+    #: splits is a few passes over the ids, cheaper than sending them anywhere, and stays here
+    engine: Engine | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check(self)
@@ -144,7 +148,8 @@ def _clusters(rows: CandidateRows, options: SplitOptions, path: Path | None) -> 
     for i, c in enumerate(given):
         union.union(first.setdefault(c, i), i)
     everything = range(len(rows))
-    labels = near_duplicate_clusters(rows.bags(everything, options.duplicate_fields), options.near_duplicates).labels
+    labels = near_duplicate_clusters(rows.bags(everything, options.duplicate_fields), options.near_duplicates,
+                                     options.engine).labels
     for i, label in enumerate(labels.tolist()):
         union.union(label, i)
     return cluster_names(union.labels().tolist(), given)

@@ -49,6 +49,7 @@ are written into a staged directory that replaces ``out_dir`` whole (:mod:`revmi
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
+from ..engine import Engine, chunks
 from ..errors import InputError
 from ..filter_report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
 from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
@@ -85,6 +87,9 @@ REPORT_MARKDOWN = "filter_report.md"
 
 #: The abstract ids of :mod:`revmine.preprocess.abstraction` (identifiers and literals, numbered per pair).
 ABSTRACT_ID = re.compile(r"(?:TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_\d+")
+
+#: comments per task when the noise step runs on an engine (the classifier's work: ~0.1 s)
+NOISE_CHUNK = 2000
 
 IsNoise = Callable[[Sequence[str]], np.ndarray]
 
@@ -192,7 +197,15 @@ def noise(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Rem
     """Triplets whose comment asks for no code change ("Thanks!", "+1", "why?", a link ...)."""
     kind, comment = rows.col("kind"), rows.col("comment")
     triplets = [int(i) for i in alive if kind[i] == TRIPLET]
-    reasons = dict(zip(triplets, noise_reasons([comment[i] or "" for i in triplets], options))) if triplets else {}
+    texts = [comment[i] or "" for i in triplets]
+    engine = options.engine
+    if engine is not None and engine.name != "local" and options.is_noise is None and texts:
+        # comment by comment, so chunks on workers say what the whole list says here
+        shipped = dataclasses.replace(options, engine=None)
+        found = [r for part in engine.map(noise_reasons, chunks(texts, NOISE_CHUNK), shipped) for r in part]
+    else:
+        found = noise_reasons(texts, options) if texts else []
+    reasons = dict(zip(triplets, found))
     return _removal(alive, lambda i: reasons.get(i))
 
 
@@ -258,7 +271,8 @@ def near_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOption
     """Cluster near-duplicate code over both kinds; keep the smallest id of each duplicate group (pairs
     of a cluster; triplets of a cluster with an identical cleaned comment)."""
     ids, positions = rows.col("id"), alive.tolist()
-    labels = near_duplicate_clusters(rows.bags(positions, options.duplicate_fields), options.near_duplicates).labels
+    labels = near_duplicate_clusters(rows.bags(positions, options.duplicate_fields), options.near_duplicates,
+                                     options.engine).labels
     cluster = dict(zip(positions, cluster_names(labels.tolist(), [ids[i] for i in positions])))
     keeper = keep_one_per_cluster(positions, cluster, rows.col("kind"), ids, rows.tokens("comment_abstract"))
     removal = _removal(alive, lambda i: None if keeper[i] == i else f"near-duplicate of {ids[keeper[i]]}")
@@ -298,6 +312,9 @@ class FilterOptions:
     #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
     preprocess_dropped: str | Path | None = None
     skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)
+    #: where the noise step and the near-duplicate join run (:mod:`revmine.engine`; None: in this process);
+    #: the other filters are cheap per-row checks or group-bys over the whole table and stay here
+    engine: Engine | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check(self)

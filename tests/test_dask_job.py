@@ -1,0 +1,127 @@
+"""The whole job on Dask writes the bytes it writes in-process: example job, filter and split on real methods.
+
+A LocalCluster of two worker processes (started and closed here) stands for a cluster; the job reaches it by
+address, as ``revmine run JOB --engine dask --scheduler tcp://...`` does.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from revmine.cli import main
+from revmine.dataset.split import SplitOptions, split_dataset
+from revmine.engine import open_engine
+from revmine.filters.stage import FilterOptions, filter_candidates
+from revmine.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+
+from test_dataset_filters import candidate, table_of
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: Mining is not on the engine; its bookkeeping records wall-clock times, the recording server's random port
+#: and absolute paths, so two runs on the same engine differ there too. Its data files are compared.
+MINING_BOOKKEEPING = ("mined/http_cache.sqlite", "mined/manifest.json", "mined/repos/", "mined/state/")
+#: run.json holds seconds and absolute paths: compared by :func:`_record` instead
+RECORDS = (*MINING_BOOKKEEPING, "run.json")
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> str:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  scheduler_port=0, dashboard_address="127.0.0.1:0",
+                                  silence_logs=logging.ERROR) as cluster:
+        yield cluster.scheduler_address
+
+
+def _digests(folder: Path, leave_out: tuple[str, ...] = ()) -> dict[str, str]:
+    return {name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not (name := p.relative_to(folder).as_posix()).startswith(leave_out)}
+
+
+def _record(out: Path) -> dict:
+    """run.json without what says when and where: the seconds each stage took and the output folder."""
+    state = json.loads((out / "run.json").read_text().replace(str(out), "OUT"))
+    return {stage: {k: v for k, v in done.items() if k != "seconds"} for stage, done in state.items()}
+
+
+def test_example_job_on_dask_writes_the_same_bytes_and_resumes_across_engines(
+        tmp_path: Path, scheduler: str, no_network: None, capsys: pytest.CaptureFixture[str]) -> None:
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(local)]) == 0
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(dask), "--engine", "dask",
+                 "--scheduler", scheduler]) == 0
+    files = _digests(local, RECORDS)
+    assert {"dataset/README.md", "filtered/kept.parquet", "splits/test.parquet"} <= set(files)
+    assert any(name.startswith("mined/rounds.parquet/") for name in files)  # a folder of parts
+    assert files == _digests(dask, RECORDS)
+    assert _record(local) == _record(dask)  # same fingerprints: the engine is not part of them
+    capsys.readouterr()
+    # so a job done in-process is done on Dask too: nothing runs again
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(local), "--engine", "dask",
+                 "--scheduler", scheduler]) == 0
+    assert capsys.readouterr().err.count("already done, skipped") == 5
+
+
+def _published_candidates(tufano_dir: Path, copies: int, seed: int = 0) -> list[dict]:
+    """The 1,719 published test triplets (raw comments from test.csv), then ``copies`` rows that are one to
+    three token edits of them (half as pairs), so that near-duplicate clusters of every size exist."""
+    names = ("src", "tgt", "src1", "src2")
+    lines = {name: (tufano_dir / f"{name}-test.txt").read_text(encoding="utf-8").splitlines() for name in names}
+    with open(tufano_dir / "test.csv", newline="", encoding="utf-8") as f:
+        comments = [row["comment"] for row in csv.DictReader(f)]
+    rows = [candidate(m_s_abstract=m_s, m_r_abstract=m_r, comment_abstract=c, comment=raw, m_s_marked=marked)
+            for m_s, m_r, c, marked, raw in zip(*(lines[n] for n in names), comments)]
+    rng = random.Random(seed)
+    for _ in range(copies):
+        row = dict(rng.choice(rows[:len(comments)]))
+        tokens = row["m_s_abstract"].split()
+        for _ in range(rng.randint(1, 3)):
+            tokens[rng.randrange(len(tokens))] = rng.choice(tokens)
+        edited = candidate(m_s_abstract=" ".join(tokens), m_r_abstract=row["m_r_abstract"],
+                           comment_abstract=row["comment_abstract"], comment=row["comment"],
+                           m_s_marked=row["m_s_marked"], **({"kind": "pair"} if rng.random() < 0.5 else {}))
+        rows.append(edited)
+    return rows
+
+
+def test_filter_and_split_of_real_methods_are_byte_identical_on_dask(tmp_path: Path, tufano_dir: Path,
+                                                                     scheduler: str) -> None:
+    """The real noise classifier over the published comments and the near-duplicate join over their code."""
+    table = table_of(_published_candidates(tufano_dir, copies=1500))
+    outputs = {}
+    for name in ("local", "dask"):
+        with open_engine("dask", address=scheduler) if name == "dask" else open_engine() as engine:
+            engine_or_none = engine if name == "dask" else None
+            filtered = filter_candidates(table, tmp_path / name / "filtered",
+                                         FilterOptions(max_tokens=10_000, engine=engine_or_none))
+            split_dataset(filtered["kept_path"], tmp_path / name / "splits", SplitOptions(engine=engine_or_none))
+        outputs[name] = _digests(tmp_path / name)
+    assert outputs["local"] == outputs["dask"]
+    assert len(outputs["local"]) == 4 + 5  # kept, dropped, report (.parquet, .md); three splits, dropped, summary
+    dropped = filtered["removed_by_filter"]
+    assert dropped["triplet"]["noise"] > 0 and dropped["triplet"]["near_duplicate"] > 0  # both steps had work
+
+
+@pytest.mark.parametrize("thresholds", [(0.9, 0.8), (0.8, 0.7), (0.7, 0.6)])
+def test_partitioned_join_finds_the_clusters_of_the_in_process_one(tufano_dir: Path, scheduler: str,
+                                                                   thresholds: tuple[float, float]) -> None:
+    """CodeNet's and Allamanis's thresholds, and a loose one (long candidate lists, big clusters)."""
+    rows = _published_candidates(tufano_dir, copies=3000, seed=1)
+    docs = [row["m_s_abstract"].split() for row in rows]
+    config = NearDuplicateConfig(*thresholds)
+    here = near_duplicate_clusters(docs, config)
+    with open_engine("dask", address=scheduler) as engine:
+        there = near_duplicate_clusters(docs, config, engine)
+    assert there.labels.tolist() == here.labels.tolist()
+    assert here.count < len(docs) - 1000  # the planted copies did cluster
+    # every pair it reports is a true near-duplicate pair, with its exact indices
+    for i, j, set_j, multi_j in there.pairs[::50]:
+        a, b = set(docs[i]), set(docs[j])
+        assert set_j == len(a & b) / len(a | b) >= config.set_threshold
