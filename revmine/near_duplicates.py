@@ -46,12 +46,11 @@ import hashlib
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .engine import Engine
+from .engine import Engine, chunks
 
 __all__ = ["Clusters", "NearDuplicateConfig", "UnionFind", "jaccard", "max_difference", "near_duplicate_clusters"]
 
@@ -249,7 +248,8 @@ def _partitioned_pairs(order: list[int], sets: dict[int, tuple[int, ...]], docs:
     n_parts = 2 * getattr(engine, "window", 2)
     parts: list[dict[int, tuple[list[int], list[int]]]] = [{} for _ in range(n_parts)]
     ranks = range(len(order))
-    for keyed in engine.map(_rank_keys, _slices(ranks, -(-len(ranks) // n_parts) or 1), [tokens for tokens, _ in bags], assignment, t,
+    per_task = -(-len(ranks) // n_parts) or 1
+    for keyed in engine.map(_rank_keys, chunks(ranks, per_task), [tokens for tokens, _ in bags], assignment, t,
                             n_parts):
         for part, entries in zip(parts, keyed):
             for key, rank, looks in entries:  # ranks come in order: each list stays sorted
@@ -259,10 +259,6 @@ def _partitioned_pairs(order: list[int], sets: dict[int, tuple[int, ...]], docs:
     for verified in engine.map(_join_partition, parts, bags, t, config.multiset_threshold):
         found.extend((order[a], order[b], set_j, multi_j) for a, b, set_j, multi_j in verified)
     return found
-
-
-def _slices(items: range, size: int) -> list[range]:
-    return [items[start:start + size] for start in range(0, len(items), size)]
 
 
 def _rank_keys(ranks: range, sets: list[tuple[int, ...]], assignment: dict[int, list[int]], t: float,
