@@ -125,3 +125,18 @@ def test_partitioned_join_finds_the_clusters_of_the_in_process_one(tufano_dir: P
     for i, j, set_j, multi_j in there.pairs[::50]:
         a, b = set(docs[i]), set(docs[j])
         assert set_j == len(a & b) / len(a | b) >= config.set_threshold
+
+
+def test_engine_settings_are_checked_before_anything_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = tmp_path / "job.toml"
+    job.write_text((EXAMPLES / "job.toml").read_text().replace("[job]", f'[job]\nout = "{(tmp_path / "out").as_posix()}"')
+                   .replace('recordings = "mining"', f'recordings = "{(EXAMPLES / "mining").as_posix()}"')
+                   + '\n[engine]\nengine = "spark"\n')
+    assert main(["run", str(job)]) == 2
+    assert "[engine.engine]" in capsys.readouterr().err
+    job.write_text(job.read_text().replace('engine = "spark"', 'workers = 2'))
+    assert main(["run", str(job)]) == 2  # two workers of the local engine: a silently serial run refused
+    assert "[engine" in capsys.readouterr().err
+    assert main(["run", str(job), "--engine", "local", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert "need engine 'dask'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
