@@ -12,8 +12,9 @@ comment by the change's owner. Every run gets a fresh output folder and, on Dask
 in its own process (so ``ru_maxrss`` is its own); both engines' outputs are checked to be byte-identical.
 
 Figures: wall-clock seconds of the three stages (the Dask cluster's start-up is reported apart), median of
-``--repeat`` runs and the spread (min-max); peak resident memory of the client and, on Dask, of each worker
-(``ru_maxrss`` of the worker process, read on the worker after the run).
+``--repeat`` runs and the spread (min-max); CPU seconds of the client and the workers together (what the
+engine costs in work, steadier than wall clock on a shared machine); peak resident memory of the client and,
+on Dask, of each worker (``ru_maxrss`` of the worker process, read on the worker after the run).
 """
 
 from __future__ import annotations
@@ -104,6 +105,12 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of the calling process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
     """The three stages once, in this process, on ``engine_name``; seconds, memory, a digest of the outputs."""
     from revmine.dataset.export import ExportOptions, export_dataset
@@ -113,7 +120,8 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
 
     started = time.perf_counter()
     with open_engine(engine_name, workers=workers if engine_name == "dask" else None) as engine:
-        ready = time.perf_counter()
+        ready, cpu_before = time.perf_counter(), cpu_seconds()
+        workers_before = sum(engine.client.run(cpu_seconds).values()) if engine_name == "dask" else 0.0
         on = engine if engine_name == "dask" else None
         timings = {}
         filtered = filter_candidates(data, out / "filtered", FilterOptions(engine=on))
@@ -125,10 +133,12 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
         seconds = time.perf_counter() - ready
         timings["export"] = seconds - timings["filter"] - timings["split"]
         worker_mib = sorted(engine.client.run(peak_mib).values()) if engine_name == "dask" else []
+        cpu = cpu_seconds() - cpu_before
+        cpu += sum(engine.client.run(cpu_seconds).values()) - workers_before if engine_name == "dask" else 0.0
     digest = hashlib.sha256()
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         digest.update(path.relative_to(out).as_posix().encode() + b"\0" + path.read_bytes())
-    return {"seconds": seconds, "startup": ready - started, "stages": timings, "client_mib": peak_mib(),
+    return {"seconds": seconds, "cpu": cpu, "startup": ready - started, "stages": timings, "client_mib": peak_mib(),
             "worker_mib": worker_mib, "kept": filtered["kept"], "digest": digest.hexdigest()}
 
 
@@ -167,6 +177,7 @@ def main() -> None:
             label = "in-process" if engine == "local" else f"dask, {args.workers} workers"
             print(f"{label:>18}: {statistics.median(seconds):7.1f} s (spread {min(seconds):.1f}-{max(seconds):.1f}); "
                   + ", ".join(f"{s} {t:.1f} s" for s, t in stages.items())
+                  + f"; CPU {statistics.median(run['cpu'] for run in done):.0f} s (client + workers)"
                   + f"; client peak {statistics.median(run['client_mib'] for run in done):.0f} MiB"
                   + (f"; per worker peak {max(max(run['worker_mib']) for run in done):.0f} MiB, cluster start-up "
                      f"{statistics.median(run['startup'] for run in done):.1f} s" if engine == "dask" else ""))
