@@ -185,6 +185,8 @@ def _mining_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", default=argparse.SUPPRESS, help="do not cache responses")
     p.add_argument("--no-wait", action="store_true", default=argparse.SUPPRESS,
                    help="fail instead of sleeping when a rate limit is hit")
+    p.add_argument("--concurrency", type=int, default=argparse.SUPPRESS, metavar="N",
+                   help="projects, changes and requests at once (default: the job file's, else 1)")
 
 
 def _run_mine(args: argparse.Namespace) -> int:
@@ -193,7 +195,7 @@ def _run_mine(args: argparse.Namespace) -> int:
     opt = vars(args)
     options = JobOptions(cache=opt.get("cache"), progress=sys.stderr.isatty(),
                          cache_mode="offline" if opt.get("offline") else "off" if opt.get("no_cache") else "use",
-                         wait_on_rate_limit=not opt.get("no_wait"))
+                         wait_on_rate_limit=not opt.get("no_wait"), concurrency=opt.get("concurrency"))
     if args.job is not None:
         if args.platform:
             raise SystemExit("give either --job or a platform (gerrit/github), not both")
