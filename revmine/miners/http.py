@@ -34,8 +34,8 @@ Decisions
 - Concurrency: a :class:`Limiter` shared by every client of a job bounds what is on the wire: at most
   ``concurrency`` requests at once, at most ``per_host`` to one host (counted where a request really
   goes, after routes), and never more requests on one token than the forge said it has left (a request
-  reserves its token's quota before it is sent, so threads cannot overspend it together; a token whose
-  quota is not known yet, before its first answer, is not held back). It holds no secret (tokens are
+  reserves its token's quota before it is sent, so threads cannot overspend it together; while a
+  token's quota is unknown, at its first use and after a reset, one request at a time finds it out). It holds no secret (tokens are
   known by a digest), so a version shared across processes can keep its interface. A client is safe to
   use from several threads: the response cache's SQLite writes are serialised by requests-cache's lock,
   counters and token states by the limiter's.
@@ -239,12 +239,15 @@ class _CountingAdapter(HTTPAdapter):
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
         target = route(route(request.url or "", self.auth_paths), self.routes)
-        with self.limiter.slot(host_of(target)):  # the host that really answers
+        with self.limiter.slot(host_of(target)):  # the host that really answers, until its answer is read
             if target == request.url:
-                return super().send(request, *args, **kwargs)
+                response = super().send(request, *args, **kwargs)
+                response.content  # noqa: B018 - read while the slot is held
+                return response
             wire = request.copy()
             wire.url = target
             response = super().send(wire, *args, **kwargs)
+            response.content  # noqa: B018
         response.url, response.request = request.url, request  # what was asked, not where it was answered
         return response
 
@@ -276,11 +279,14 @@ class _Budget:
     remaining: int | None = None  # None: not known (no answer yet, or its window has been reset)
     reset: float = 0.0  # when the forge renews the quota (epoch seconds)
     in_flight: int = 0  # requests sent on it and not answered yet
+    metered: bool = True  # False once the forge answered without quota headers (it does not count)
 
     def usable(self, now: float) -> bool:
         if self.remaining is not None and self.reset and self.reset <= now:
             self.remaining = None  # a new window: the next answer says how much is left
-        return self.remaining is None or self.remaining - self.in_flight > 0
+        if self.remaining is None:  # one request at a time finds out how much is left
+            return not self.metered or self.in_flight == 0
+        return self.remaining - self.in_flight > 0
 
 
 class Limiter:
@@ -338,17 +344,21 @@ class Limiter:
         with self._cond:
             return self._budgets.setdefault(token, _Budget()).reset
 
-    def renew(self, token: str, reserve: bool) -> None:
-        """After waiting for its reset: the token's quota is unknown again (``reserve``: for one request)."""
+    def renew(self, token: str) -> None:
+        """After waiting for its reset: the token's quota is unknown again (the next answer says it)."""
         with self._cond:
-            budget = self._budgets.setdefault(token, _Budget())
-            budget.remaining, budget.in_flight = None, budget.in_flight + reserve
+            self._budgets.setdefault(token, _Budget()).remaining = None
+            self._cond.notify_all()
 
-    def settle(self, token: str, remaining: int | None = None, reset: float | None = None) -> None:
-        """A request reserved on ``token`` was answered (``remaining``/``reset``: what the answer said)."""
+    def settle(self, token: str, remaining: int | None = None, reset: float | None = None,
+               metered: bool | None = None) -> None:
+        """A request reserved on ``token`` was answered (``remaining``/``reset``: what the answer said;
+        ``metered``: whether it had quota headers, None when it came from the cache and says nothing)."""
         with self._cond:
             budget = self._budgets.setdefault(token, _Budget())
             budget.in_flight = max(budget.in_flight - 1, 0)
+            if metered is not None:
+                budget.metered = metered
             if remaining is not None:
                 if reset is not None and reset > budget.reset:  # a newer window: its count is the truth
                     budget.remaining, budget.reset = remaining, reset
@@ -527,11 +537,13 @@ class Client:
             return {}, (self.credentials.user, self.credentials.password), None
         if not self._tokens:
             return {}, None, None
-        i, first = self.limiter.take(self._tokens, self._next_token, self.clock)
-        if i is None:  # every token is exhausted: wait for the earliest reset
-            i = first
-            self._wait(self.limiter.reset_at(self._tokens[i]) - self.clock(), "<all tokens>")
-            self.limiter.renew(self._tokens[i], reserve=True)
+        while True:
+            i, first = self.limiter.take(self._tokens, self._next_token, self.clock)
+            if i is not None:
+                break
+            # every token is exhausted: wait for the earliest reset
+            self._wait(self.limiter.reset_at(self._tokens[first]) - self.clock(), "<all tokens>")
+            self.limiter.renew(self._tokens[first])
         self._next_token = (i + 1) % len(self._tokens)
         return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
 
@@ -549,12 +561,13 @@ class Client:
         """Release the reservation of ``token`` with what the answer (if any came) says of its quota."""
         if token is None:
             return
-        remaining = reset = None
+        remaining = reset = metered = None
         if response is not None and not getattr(response, "from_cache", False):
             left, at = response.headers.get("X-RateLimit-Remaining"), response.headers.get("X-RateLimit-Reset")
             remaining = int(left) if left is not None and left.isdigit() else None
             reset = float(at) if at is not None and at.isdigit() else None
-        self.limiter.settle(self._tokens[token], remaining, reset)
+            metered = remaining is not None or self._rate_limit_delay(response) is not None
+        self.limiter.settle(self._tokens[token], remaining, reset, metered)
 
     def _rate_limit_delay(self, response: requests.Response) -> float | None:
         """Seconds to wait if ``response`` says we are rate limited, else None (see the module docstring)."""
@@ -662,7 +675,7 @@ class Client:
                     self.limiter.exhaust(self._tokens[token], self.clock() + delay)
                     if self.limiter.any_usable(self._tokens, self.clock()):
                         continue  # another token still has quota
-                    self.limiter.renew(self._tokens[token], reserve=False)  # retried after the wait below
+                    self.limiter.renew(self._tokens[token])  # retried after the wait below
                 self._wait(delay, response.url)
                 continue
             if status >= 500:
