@@ -89,13 +89,16 @@ def test_failed_projects_are_recorded_and_the_others_mined(server, tmp_path, mon
     assert manifest["totals"]["projects_failed"] == 4
     rows = read_table(out / "rounds.parquet", expect="rounds/1").to_pylist()
     mined = {(r["source"], r["project"]) for r in rows}
-    assert mined <= {("gerrit", "demo/app"), ("github", "octo/demo"), ("gerrit", "demo/stuck"), ("github", "octo/churn")}
+    assert mined <= {("gerrit", "demo/app"), ("github", "octo/demo"),
+                     ("gerrit", "demo/stuck"), ("github", "octo/churn")}  # stalled ones keep what they mined
     assert sum(r["project"] == "demo/app" for r in rows) == forge.expected["gerrit_rows"]
     assert sum(r["project"] == "octo/demo" for r in rows) == forge.expected["github_rows"]
     dropped = read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()
     failed = [(d["project"], d["reason"].split(":")[0]) for d in dropped if d["change"] is None]
-    assert failed == [("demo/cloneless", "project failed (git_error)"), ("demo/stuck", "project failed (listing_stalled)"),
-                      ("octo/locked", "project failed (bad_credentials)"), ("octo/churn", "project failed (listing_stalled)")]
+    assert failed == [("demo/cloneless", "project failed (git_error)"),
+                      ("demo/stuck", "project failed (listing_stalled)"),
+                      ("octo/locked", "project failed (bad_credentials)"),
+                      ("octo/churn", "project failed (listing_stalled)")]
     stuck_pages = [p for p, _ in forge.log if "project%3Ademo%2Fstuck" in p or "project:demo/stuck" in p]
     assert 0 < len(stuck_pages) <= 12 // 2 + 2 + STALL_LIMIT  # walked once by offset, then stopped
     written = message + (out / "manifest.json").read_text() + "".join(d["reason"] for d in dropped)
@@ -108,7 +111,7 @@ def test_failed_projects_are_recorded_and_the_others_mined(server, tmp_path, mon
     forge.log.clear()
     projects[1] = ("gerrit", "demo/cloneless", None)
     write_job(job, server, projects, batch_size=2)
-    with pytest.raises(MiningFailed, match=r"mining failed for 1 of 6 projects .*\n  gerrit demo/stuck: listing_stalled"):
+    with pytest.raises(MiningFailed, match=r"failed for 1 of 6 projects .*\n  gerrit demo/stuck: listing_stalled"):
         run_job(job, out, options)
     again = json.loads((out / "manifest.json").read_text())
     assert [p["status"] for p in again["projects"]] == ["finished_before", "mined", "failed", "finished_before",
@@ -163,9 +166,11 @@ def test_concurrent_run_writes_what_a_sequential_run_writes_and_is_polite(server
     assert sequential[0] == 1 and 1 < forge.max_in_flight <= 3  # one host: its limit, not the job's 8
     assert sum(forge.hits.values()) == sequential[1]  # the same requests
     assert manifest["options"]["concurrency"] == 8
-    files = sorted(p.relative_to(tmp_path / "seq") for p in (tmp_path / "seq").rglob("*.parquet") if p.is_file())
+    def parquet_files(out: Path) -> list[Path]:
+        return sorted(p.relative_to(out) for p in out.rglob("*.parquet") if p.is_file())
+    files = parquet_files(tmp_path / "seq")
     assert len([f for f in files if f.parts[0] == "rounds.parquet"]) > len(projects)  # several parts a project
-    assert files == sorted(p.relative_to(tmp_path / "par") for p in (tmp_path / "par").rglob("*.parquet") if p.is_file())
+    assert files == parquet_files(tmp_path / "par")
     for f in files:
         assert (tmp_path / "seq" / f).read_bytes() == (tmp_path / "par" / f).read_bytes(), f
     for state in (tmp_path / "seq" / "state").glob("*.json"):

@@ -6,12 +6,13 @@ jumps to the top, past pages already read: listed from the top, it could be skip
 that took more than one request, the list is read again from the top down to the newest
 ``updated_at`` seen when that pass began (any pull request updated during the pass is at least that
 recent), de-duplicating by number, until a pass takes one request (one answer is a consistent
-snapshot). A pull request is thus missed only if it is updated during every pass, i.e. after this
-run began; the next run lists it. A list that keeps changing under every pass would be read for ever:
-after :data:`~revmine.miners.base.STALL_LIMIT` passes in a row read again with no new pull request, the
-listing fails (:class:`~revmine.miners.base.ListingStalled`). Every page is revalidated (``If-None-Match``): an unchanged page
-costs a 304. The window is on a pull request's *last* update: one updated after ``until`` is outside
-the run, even if it was reviewed inside the window (mine it with a later ``until``).
+snapshot). A pull request is thus missed only if it is updated during every pass, i.e. after this run
+began; the next run lists it. A list that keeps changing under every pass would be read for ever: after
+:data:`~revmine.miners.base.STALL_LIMIT` passes in a row read again with no new pull request, the
+listing fails (:class:`~revmine.miners.base.ListingStalled`). Every page is revalidated
+(``If-None-Match``): an unchanged page costs a 304. The window is on a pull request's *last* update: one updated
+after ``until`` is outside the run, even if it was reviewed inside the window (mine it with a later
+``until``).
 
 Rounds: a review comment is anchored on ``original_commit_id`` / ``original_line`` (outdated comments
 keep these anchors and are flagged ``outdated``). The round of commit C is C (round = its 1-based

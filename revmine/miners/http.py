@@ -34,11 +34,11 @@ Decisions
 - Concurrency: a :class:`Limiter` shared by every client of a job bounds what is on the wire: at most
   ``concurrency`` requests at once, at most ``per_host`` to one host (counted where a request really
   goes, after routes), and never more requests on one token than the forge said it has left (a request
-  reserves its token's quota before it is sent, so threads cannot overspend it together; while a
-  token's quota is unknown, at its first use and after a reset, one request at a time finds it out). It holds no secret (tokens are
-  known by a digest), so a version shared across processes can keep its interface. A client is safe to
-  use from several threads: the response cache's SQLite writes are serialised by requests-cache's lock,
-  counters and token states by the limiter's.
+  reserves its token's quota before it is sent, so threads cannot overspend it together; while a token's
+  quota is unknown, at its first use and after a reset, one request at a time finds it out). It holds no
+  secret (tokens are known by a digest), so a version shared across processes can keep its interface. A
+  client is safe to use from several threads: the response cache's SQLite writes are serialised by
+  requests-cache's lock, counters and token states by the limiter's.
 - Bodies: JSON (Gerrit's after its ``)]}'`` line), except Gerrit's file-content endpoint, which is
   base64 text whether or not its ``X-FYI-Content-Encoding: base64`` header came through.
 - Routes: ``routes`` maps URL prefixes to where they are really answered (a recorded forge on

@@ -22,9 +22,9 @@ Then :class:`MiningFailed` says which failed. A project whose checkpoint says it
 again: re-running the job retries only what failed or was stopped. Bugs are not failures of a project:
 they stop the job with their traceback.
 
-Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, and N
-changes at a time across them, each project's results taken in its listing order so that parts,
-checkpoints and drops are byte for byte those of a sequential run. The wire is bounded by one
+Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
+changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's results
+taken in its listing order so that parts, checkpoints and drops are byte for byte those of a sequential run. The wire is bounded by one
 :class:`~revmine.miners.http.Limiter` for the job: N requests in all, ``max_concurrent_per_host`` per
 host, each token's quota. Threads suffice: the work waits on the network (git answers in microseconds).
 
@@ -46,6 +46,7 @@ import platform
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -80,6 +81,9 @@ DROPS_DIR = "state/dropped"
 DROP_PART_SCHEMA = MINE_DROPPED_SCHEMA.append(pa.field("kind", pa.string(), nullable=False)).remove_metadata()
 SECRET_KEYS = {"token", "tokens", "password", "secret", "authorization"}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: Threads mining changes per request slot: a change also parses, reads git and writes the cache between
+#: its requests, and the slot it left should not wait for that (the limiter still allows N on the wire).
+THREADS_PER_SLOT = 2
 #: How many failed projects the error message lists (the manifest has them all).
 SUMMARY_LINES = 15
 T = TypeVar("T")
@@ -322,6 +326,20 @@ def _ordered(pool: ThreadPoolExecutor | None, fn: Callable[[T], R], items: Itera
         wait([future for _, future in pending])
 
 
+class _Stopped(Exception):
+    """The job is stopping (Ctrl-C, a bug in another project): projects still running end at their next change."""
+
+
+@dataclass
+class _Shared:
+    """What the projects of a running job share: the wire's limits, the pool mining changes (None: one
+    change after the other) and the signal to stop."""
+
+    limiter: Limiter
+    pool: ThreadPoolExecutor | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
 def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) -> Client:
     """The project's HTTP client, with the job's credentials for its forge, else the environment's."""
     dialect: Dialect = "gerrit" if spec.source == "gerrit" else "github"
@@ -367,13 +385,15 @@ def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tupl
 
 
 def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions,
-                  pool: ThreadPoolExecutor | None, counts: Counter) -> None:
+                  shared: _Shared, counts: Counter) -> None:
     """Mine every listed change not done yet (in ``pool``, taken in listing order), flushing a batch every
     ``batch_size`` changes (``http``: the client's live request counts, saved with each batch)."""
     fetch = opts.cache_mode != "offline"
 
     def todo() -> Iterator[tuple[str, dict]]:
         for change in miner.list_changes():
+            if shared.stop.is_set():
+                raise _Stopped()
             counts["changes_listed"] += 1
             bar.update()
             key = miner.key(change)
@@ -386,7 +406,7 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
         return _mine_change(miner, item[1], repo, fetch)
 
     with tqdm(desc=output.spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
-        for (key, _), mined in _ordered(pool, mine, todo(), 2 * (opts.concurrency or 1)):
+        for (key, _), mined in _ordered(shared.pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
             output.add(key, *mined)
             counts["changes_mined"] += 1
             if output.batch >= opts.batch_size:
@@ -412,8 +432,7 @@ def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, h
     }
 
 
-def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter,
-                  pool: ThreadPoolExecutor | None) -> dict:
+def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Shared) -> dict:
     """Mine one project into ``out`` (resuming from its checkpoint) and return its summary; a failure of
     the forge or of git is the project's (see the module docstring), not the job's."""
     started = time.monotonic()
@@ -421,14 +440,14 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limit
     if ckpt.data["finished"]:
         return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
-    client = _client(spec, out, opts, limiter)
+    client = _client(spec, out, opts, shared.limiter)
     counts: Counter = Counter()
     failure = None
     try:
         miner = _miner(spec, client, ckpt.data)
         repo = _repo(spec, miner, out, opts)
         try:
-            _mine_changes(miner, repo, output, client.stats, opts, pool, counts)
+            _mine_changes(miner, repo, output, client.stats, opts, shared, counts)
         finally:
             repo.close()
     except (RemoteError, GitError, ListingStalled) as exc:
@@ -443,23 +462,24 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limit
 def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
     """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time."""
     n = opts.concurrency or 1
-    limiter = Limiter(n, opts.max_concurrent_per_host)
+    shared = _Shared(Limiter(n, opts.max_concurrent_per_host))
     with ExitStack() as stack, tqdm(total=len(specs), desc="projects", unit="project",
                                     disable=not opts.progress or len(specs) < 2) as bar:
         if n == 1:
             summaries = []
             for spec in specs:
-                summaries.append(_mine_project(spec, out, opts, limiter, None))
+                summaries.append(_mine_project(spec, out, opts, shared))
                 bar.update()
             return summaries
-        changes = stack.enter_context(ThreadPoolExecutor(n, thread_name_prefix="revmine-change"))
+        shared.pool = stack.enter_context(ThreadPoolExecutor(THREADS_PER_SLOT * n, thread_name_prefix="revmine-change"))
         projects = stack.enter_context(ThreadPoolExecutor(min(n, len(specs)), thread_name_prefix="revmine-project"))
-        futures = [projects.submit(_mine_project, spec, out, opts, limiter, changes) for spec in specs]
+        futures = [projects.submit(_mine_project, spec, out, opts, shared) for spec in specs]
         for future in futures:
             future.add_done_callback(lambda _: bar.update())
         try:
             return [future.result() for future in futures]
         except BaseException:
+            shared.stop.set()  # the running projects end at their next change (their batches are kept)
             for future in futures:
                 future.cancel()
             raise
