@@ -280,6 +280,7 @@ class _Budget:
     reset: float = 0.0  # when the forge renews the quota (epoch seconds)
     in_flight: int = 0  # requests sent on it and not answered yet
     metered: bool = True  # False once the forge answered without quota headers (it does not count)
+    renewals: int = 0  # how many times a waiter renewed it (several may wait for one reset)
 
     def usable(self, now: float) -> bool:
         if self.remaining is not None and self.reset and self.reset <= now:
@@ -340,15 +341,20 @@ class Limiter:
                     return None, min(range(len(tokens)), key=lambda j: budgets[j].reset)
                 self._cond.wait()  # an answer in flight may report quota
 
-    def reset_at(self, token: str) -> float:
+    def reset_at(self, token: str) -> tuple[float, int]:
+        """When ``token``'s quota is renewed, and the count of renewals to give :meth:`renew` after the wait."""
         with self._cond:
-            return self._budgets.setdefault(token, _Budget()).reset
+            budget = self._budgets.setdefault(token, _Budget())
+            return budget.reset, budget.renewals
 
-    def renew(self, token: str) -> None:
-        """After waiting for its reset: the token's quota is unknown again (the next answer says it)."""
+    def renew(self, token: str, renewals: int | None = None) -> None:
+        """After waiting for its reset: the token's quota is unknown again (the next answer says it), unless
+        another waiter renewed it since ``renewals`` was read (its window's answers count, not this wait)."""
         with self._cond:
-            self._budgets.setdefault(token, _Budget()).remaining = None
-            self._cond.notify_all()
+            budget = self._budgets.setdefault(token, _Budget())
+            if renewals is None or budget.renewals == renewals:
+                budget.remaining, budget.renewals = None, budget.renewals + 1
+                self._cond.notify_all()
 
     def settle(self, token: str, remaining: int | None = None, reset: float | None = None,
                metered: bool | None = None) -> None:
@@ -542,8 +548,9 @@ class Client:
             if i is not None:
                 break
             # every token is exhausted: wait for the earliest reset
-            self._wait(self.limiter.reset_at(self._tokens[first]) - self.clock(), "<all tokens>")
-            self.limiter.renew(self._tokens[first])
+            reset, renewals = self.limiter.reset_at(self._tokens[first])
+            self._wait(reset - self.clock(), "<all tokens>")
+            self.limiter.renew(self._tokens[first], renewals)
         self._next_token = (i + 1) % len(self._tokens)
         return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
 
