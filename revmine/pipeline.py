@@ -37,7 +37,8 @@ STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
 _NUMBER = (int, float)
 #: every setting of every table, with the type(s) its value may have
 SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "job": {"out": str, "cache": str, "repos": str, "cache_mode": str, "batch_size": int, "recordings": str},
+    "job": {"out": str, "cache": str, "repos": str, "cache_mode": str, "batch_size": int, "recordings": str,
+            "concurrency": int, "max_concurrent_per_host": int},
     "preprocess": {"max_file_bytes": int, "timeout": _NUMBER, "idioms": str, "batch_size": int, "engine": str,
                    "workers": int, "address": str},
     "filter": {"max_tokens": int, "noise_model": str, "profile": str, "skip": list},
@@ -170,9 +171,14 @@ def run(job: Job, force: bool = False, progress: bool = True,
     return state
 
 
+#: mining settings that change how fast, not what is mined (the output is the same): not fingerprinted
+MINE_PACE = ("concurrency", "max_concurrent_per_host")
+
+
 def _settings(job: Job, stage: str) -> dict[str, Any]:
     if stage == "mine":
-        return {"job": job.config.get("job", {}), "projects": job.config.get("projects", [])}
+        pace_free = {k: v for k, v in job.config.get("job", {}).items() if k not in MINE_PACE}
+        return {"job": pace_free, "projects": job.config.get("projects", [])}
     return job.section(stage)
 
 
