@@ -205,3 +205,19 @@ def test_threads_sharing_a_token_never_exceed_its_quota(server):
     assert not errors and len(bodies) == 24 and all(len(b) == 3 for b in bodies)
     assert forge.hits["over_quota"] == 0  # never a request past the quota
     assert len(waits) >= 24 // 5 and forge.max_in_flight > 1
+
+
+def test_cli_mines_concurrently_and_exits_non_zero_with_the_failures(server, tmp_path, capsys):
+    from revmine.cli import main
+
+    projects = [("gerrit", "demo/app", None), ("github", "octo/broken", str(tmp_path / "no-such-repo.git")),
+                ("github", "octo/demo", None)]
+    job = write_job(tmp_path / "job.toml", server, projects)
+    out = tmp_path / "out"
+    assert main(["mine", "--job", str(job), "--out", str(out), "--concurrency", "3"]) != 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("revmine: error: mining failed for 1 of 3 projects") and len(err) == 3
+    assert err[1].startswith("  github octo/broken: git_error: ") and "no-such-repo.git" in err[1]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["options"]["concurrency"] == 3
+    assert [p["status"] for p in manifest["projects"]] == ["mined", "failed", "mined"]

@@ -98,8 +98,10 @@ class GitRepo:
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=_ENV)
         if check and proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            raise GitError(f"{self.path}: git {args[0]} failed: {err[0]}")
+            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
+            # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
+            err = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1])
+            raise GitError(f"{self.path}: git {args[0]} failed: {err}")
         return proc
 
     def _pipe(self, *args: str) -> _Pipe:
