@@ -23,8 +23,9 @@ again: re-running the job retries only what failed or was stopped. Bugs are not 
 they stop the job with their traceback.
 
 Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
-changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's results
-taken in its listing order so that parts, checkpoints and drops are byte for byte those of a sequential run. The wire is bounded by one
+changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's
+results taken in its listing order so that parts, checkpoints and drops are byte for byte those of a
+sequential run. The wire is bounded by one
 :class:`~revmine.miners.http.Limiter` for the job: N requests in all, ``max_concurrent_per_host`` per
 host, each token's quota. Threads suffice: the work waits on the network (git answers in microseconds).
 
@@ -471,7 +472,8 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dic
                 summaries.append(_mine_project(spec, out, opts, shared))
                 bar.update()
             return summaries
-        shared.pool = stack.enter_context(ThreadPoolExecutor(THREADS_PER_SLOT * n, thread_name_prefix="revmine-change"))
+        shared.pool = stack.enter_context(ThreadPoolExecutor(THREADS_PER_SLOT * n,
+                                                             thread_name_prefix="revmine-change"))
         projects = stack.enter_context(ThreadPoolExecutor(min(n, len(specs)), thread_name_prefix="revmine-project"))
         futures = [projects.submit(_mine_project, spec, out, opts, shared) for spec in specs]
         for future in futures:
