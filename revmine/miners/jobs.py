@@ -25,9 +25,9 @@ they stop the job with their traceback.
 Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
 changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's
 results taken in its listing order so that parts, checkpoints and drops are byte for byte those of a
-sequential run. The wire is bounded by one
-:class:`~revmine.miners.http.Limiter` for the job: N requests in all, ``max_concurrent_per_host`` per
-host, each token's quota. Threads suffice: the work waits on the network (git answers in microseconds).
+sequential run. The wire is bounded by one :class:`~revmine.miners.http.Limiter` for the job: N
+requests in all, ``max_concurrent_per_host`` per host, each token's quota. Threads suffice: the work
+waits on the network (git answers in microseconds).
 
 Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
 the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
