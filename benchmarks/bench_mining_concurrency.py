@@ -5,8 +5,9 @@ second of one worker, and no host ever sees more than its limit of concurrent re
 
 The forge is the tests' local one (tests/miners_server.py), slowed down: every request sleeps
 ``--latency`` seconds before its answer. It is served on ``--hosts`` ports (two hosts by default, so that
-8 requests in flight fit under a polite limit of 4 per host), each counting the most requests it had in
-flight at once (from arrival until its answer starts). ``--projects`` projects alternate between hosts and
+8 requests in flight fit under a polite limit of 4 per host), each in a process of its own (a forge is
+another machine: its threads must not compete with the miner's for the interpreter), each counting the
+most requests it had in flight at once (from arrival until its answer starts). ``--projects`` projects alternate between hosts and
 between Gerrit (``--changes`` changes, about one request each) and GitHub (as many pull requests, about
 two requests each); every project is a mirror of the same data under its own name, cloned from a local
 repository. Each run is a whole ``run_job`` into a fresh directory (fresh cache, fresh clones): listing,
@@ -20,14 +21,13 @@ Run: ``python benchmarks/bench_mining_concurrency.py [--projects 200] [--changes
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
+import multiprocessing
+import multiprocessing.connection
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -40,17 +40,41 @@ from revmine.miners import JobOptions, run_job  # noqa: E402
 GOAL_SPEEDUP = 6.0
 
 
-def _host_view(forge: Forge) -> Forge:
-    """The same forge's data behind another host, with its own counters."""
-    return dataclasses.replace(forge, log=[], sent=[], hits=Counter(), in_flight=0, max_in_flight=0,
-                               lock=threading.Lock())
+class _Host:
+    """One host of the forge, served by a child process (forked: it shares the forge built here)."""
+
+    def __init__(self, forge: Forge):
+        self.conn, child = multiprocessing.get_context("fork").Pipe()
+        self.process = multiprocessing.get_context("fork").Process(target=self._serve, args=(forge, child),
+                                                                    daemon=True)
+        self.process.start()
+        self.url = self.conn.recv()
+        self.gerrit_url, self.github_api = f"{self.url}/gerrit", f"{self.url}/github"
+
+    @staticmethod
+    def _serve(forge: Forge, conn: multiprocessing.connection.Connection) -> None:
+        with ForgeServer(forge) as server:
+            conn.send(server.url)
+            while (command := conn.recv()) != "stop":
+                if command == "reset":
+                    forge.max_in_flight = 0
+                conn.send(forge.max_in_flight)
+
+    def peak(self, reset: bool = False) -> int:
+        """The most requests this host had in flight at once (since the last reset)."""
+        self.conn.send("reset" if reset else "peak")
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.send("stop")
+        self.process.join()
 
 
-def _job(path: Path, servers: list[ForgeServer], forge: Forge, projects: int) -> Path:
+def _job(path: Path, hosts: list[_Host], forge: Forge, projects: int) -> Path:
     lines = ["[job]", "batch_size = 50"]
     for k in range(projects):
-        server = servers[k % len(servers)]
-        if (k // len(servers)) % 2 == 0:
+        server = hosts[k % len(hosts)]
+        if (k // len(hosts)) % 2 == 0:
             lines += ["[[projects]]", 'source = "gerrit"', f'url = "{server.gerrit_url}"', f'project = "bench/g{k}"',
                       f'until = "{T0.replace(year=2024).isoformat()}"', f'clone_url = "{forge.gerrit_repo}"']
         else:
@@ -68,14 +92,14 @@ def _digest(out: Path) -> str:
     return h.hexdigest()
 
 
-def _run(job: Path, out: Path, views: list[Forge], concurrency: int, per_host: int) -> dict:
-    for view in views:
-        view.max_in_flight = 0
+def _run(job: Path, out: Path, hosts: list[_Host], concurrency: int, per_host: int) -> dict:
+    for host in hosts:
+        host.peak(reset=True)
     start = time.perf_counter()
     manifest = run_job(job, out, JobOptions(progress=False, concurrency=concurrency, max_concurrent_per_host=per_host))
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "changes": manifest["totals"]["changes_done"], "rows": manifest["totals"]["rows"],
-            "requests": manifest["totals"]["http_requests"], "peaks": [v.max_in_flight for v in views],
+            "requests": manifest["totals"]["http_requests"], "peaks": [host.peak() for host in hosts],
             "digest": _digest(out)}
 
 
@@ -104,15 +128,16 @@ def main() -> None:
         root = Path(tmp)
         forge = build_forge(root / "forge", n_changes=args.changes, n_pulls=args.changes)
         forge.mirror, forge.latency = True, args.latency
-        views = [forge] + [_host_view(forge) for _ in range(args.hosts - 1)]
-        servers = [stack.enter_context(ForgeServer(view)) for view in views]
-        job = _job(root / "job.toml", servers, forge, args.projects)
+        hosts = [_Host(forge) for _ in range(args.hosts)]
+        for host in hosts:
+            stack.callback(host.close)
+        job = _job(root / "job.toml", hosts, forge, args.projects)
         print(f"{args.projects} projects x {args.changes} changes, {args.latency * 1000:.0f} ms per request, "
               f"{args.hosts} hosts, limit {args.per_host} requests in flight per host")
         sequential, concurrent = [], []
         for i in range(args.repeat):  # interleaved, so that a busy moment of the machine hits both
-            sequential.append(_run(job, root / f"seq{i}", views, 1, args.per_host))
-            concurrent.append(_run(job, root / f"par{i}", views, args.concurrency, args.per_host))
+            sequential.append(_run(job, root / f"seq{i}", hosts, 1, args.per_host))
+            concurrent.append(_run(job, root / f"par{i}", hosts, args.concurrency, args.per_host))
         base = _report("1 worker          ", sequential)
         fast = _report(f"{args.concurrency} concurrent      ", concurrent)
         identical = len({r["digest"] for r in sequential + concurrent}) == 1
