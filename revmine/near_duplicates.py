@@ -35,6 +35,10 @@ change the clusters; :attr:`Clusters.pairs` therefore holds the verified edges t
 (a spanning set), each with its exact indices, not every near-duplicate pair. Verified pairs are merged
 with union-find (transitive closure: a chain of near-duplicates is one cluster).
 
+:class:`NearDuplicateIndex` is the same join between two sets of documents (queries against references, never
+queries among themselves), for a contamination check of a new dataset against a benchmark: the references
+alone are indexed (by the same groups), each query looks its partners up and is verified exactly.
+
 The filter stage clusters with it, and the split runs it again over its input so that no pair can straddle
 two splits whatever produced that input; so it lives beside the stages rather than in either.
 """
@@ -49,7 +53,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Clusters", "NearDuplicateConfig", "UnionFind", "jaccard", "max_difference", "near_duplicate_clusters"]
+__all__ = ["Clusters", "NearDuplicateConfig", "NearDuplicateIndex", "UnionFind", "jaccard", "max_difference",
+           "near_duplicate_clusters"]
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,83 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
                 index[key].append(i)
     pairs.sort()
     return Clusters(union.labels(), pairs)
+
+
+class NearDuplicateIndex:
+    """Reference documents indexed so that any query finds every reference it is a near-duplicate of; exact.
+
+    A reference of set size ``r`` is indexed for every ``k(s)``, ``s`` in ``[r, r / t]``, and a query of size
+    ``q`` looks up its keys for every ``k(s)``, ``s`` in ``[q, q / t]``: whichever of the two is larger, the
+    ``k`` of the larger size is in both, so the pair agrees on one of its groups. A query token no reference
+    has is in the symmetric difference of every pair; such tokens count as group 0, which the query then
+    does not look up (it cannot agree there), and the pigeonhole holds on the other groups.
+    """
+
+    def __init__(self, references: Sequence[Sequence[str]], config: NearDuplicateConfig | None = None):
+        self.config = config or NearDuplicateConfig()
+        self._vocabulary: dict[str, int] = {}
+        self._sets: list[frozenset[int]] = []
+        self._bags: list[Counter[str]] = []
+        self._exact: dict[bytes, int] = {}
+        for i, doc in enumerate(references):
+            self._sets.append(frozenset(self._vocabulary.setdefault(token, len(self._vocabulary)) for token in doc))
+            self._bags.append(Counter(doc))
+            self._exact.setdefault(_sequence_digest(doc), i)
+        self._groups = _Groups(Counter(token for tokens in self._sets for token in tokens), len(self._sets))
+        self._index: dict[tuple[int, int, tuple[int, ...]], list[int]] = defaultdict(list)
+        for i, tokens in enumerate(self._sets):
+            ordered = sorted(tokens)
+            for k in self._ks(len(ordered)):
+                for key in self._groups.keys(ordered, k):
+                    self._index[key].append(i)
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def _ks(self, size: int) -> set[int]:
+        t = self.config.set_threshold
+        return {max_difference(s, t) for s in range(size, math.floor(size / t + 1e-9) + 1)}
+
+    def exact(self, doc: Sequence[str]) -> int | None:
+        """The first reference with the same tokens in the same order, if any."""
+        return self._exact.get(_sequence_digest(doc))
+
+    def matches(self, doc: Sequence[str]) -> list[tuple[int, float, float]]:
+        """``(reference, set_jaccard, multiset_jaccard)`` for every reference meeting both thresholds."""
+        t = self.config.set_threshold
+        vocabulary = self._vocabulary
+        distinct = set(doc)
+        known = sorted(vocabulary[token] for token in distinct if token in vocabulary)
+        if not known:
+            return []
+        size = len(distinct)
+        unknown = size > len(known)
+        mine = frozenset(known)
+        bag: Counter[str] | None = None
+        seen: set[int] = set()
+        found = []
+        for k in self._ks(size):
+            for key in self._groups.keys(known, k):
+                if unknown and key[1] == 0:
+                    continue
+                for j in self._index.get(key, ()):
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    other = self._sets[j]
+                    common = len(mine.intersection(other))
+                    if common / (size + len(other) - common) < t:
+                        continue
+                    bag = bag if bag is not None else Counter(doc)
+                    set_j, multi_j = jaccard(bag, self._bags[j])
+                    if set_j >= t and multi_j >= self.config.multiset_threshold:
+                        found.append((j, set_j, multi_j))
+        return found
+
+
+def _sequence_digest(doc: Sequence[str]) -> bytes:
+    """A digest equal for equal token sequences."""
+    return hashlib.blake2b("\x1f".join(doc).encode("utf-8"), digest_size=16).digest()
 
 
 def _bag_digest(doc: Sequence[str]) -> bytes:

@@ -14,8 +14,9 @@ else:  # Python 3.10: the same parser, published before it joined the standard l
 from .errors import InputError
 
 
-def read_lines(path: Path) -> list[str]:
-    """Decode strictly as UTF-8 (a BOM is dropped) so a bad byte is reported with its line number."""
+def read_text(path: Path) -> str:
+    """The whole file, decoded strictly as UTF-8 (a BOM is dropped): a bad byte is reported with its line
+    number. Line ends are kept as they are (CSV fields may hold line breaks of their own)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -23,11 +24,15 @@ def read_lines(path: Path) -> list[str]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, f"undecodable byte 0x{data[exc.start]:02x} (not UTF-8)", line=line) from exc
-    lines = text.split("\n")
+
+
+def read_lines(path: Path) -> list[str]:
+    """Decode strictly as UTF-8 (a BOM is dropped) so a bad byte is reported with its line number."""
+    lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]

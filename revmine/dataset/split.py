@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
 from ..rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
+    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
 from ..schema import (
@@ -54,7 +54,6 @@ from ..store import read_table, write_json, write_table
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
-SPLITS = ("train", "eval", "test")
 STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
