@@ -213,6 +213,10 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
 class NearDuplicateIndex:
     """Reference documents indexed so that any query finds every reference it is a near-duplicate of; exact.
 
+    A document is a sequence of fields, each a sequence of tokens; a token counts as (its field, itself), as
+    :meth:`revmine.rows.CandidateRows.bags` tags it for the split, without building the tagged strings
+    (a million queries would spend a third of their time on them).
+
     A reference of set size ``r`` is indexed for every ``k(s)``, ``s`` in ``[r, r / t]``, and a query of size
     ``q`` looks up its keys for every ``k(s)``, ``s`` in ``[q, q / t]``: whichever of the two is larger, the
     ``k`` of the larger size is in both, so the pair agrees on one of its groups. A query token no reference
@@ -220,16 +224,18 @@ class NearDuplicateIndex:
     does not look up (it cannot agree there), and the pigeonhole holds on the other groups.
     """
 
-    def __init__(self, references: Sequence[Sequence[str]], config: NearDuplicateConfig | None = None):
+    def __init__(self, references: Sequence[Sequence[Sequence[str]]], config: NearDuplicateConfig | None = None):
         self.config = config or NearDuplicateConfig()
-        self._vocabulary: dict[str, int] = {}
+        self._vocabularies: list[dict[str, int]] = []
+        self._next = 0
         self._sets: list[frozenset[int]] = []
-        self._bags: list[Counter[str]] = []
-        self._exact: dict[bytes, int] = {}
-        for i, doc in enumerate(references):
-            self._sets.append(frozenset(self._vocabulary.setdefault(token, len(self._vocabulary)) for token in doc))
-            self._bags.append(Counter(doc))
-            self._exact.setdefault(_sequence_digest(doc), i)
+        self._bags: list[Counter[int]] = []
+        self._exact: dict[tuple[str, ...], int] = {}
+        for i, fields in enumerate(references):
+            bag = self._bag(fields, grow=True)
+            self._sets.append(frozenset(bag))
+            self._bags.append(bag)
+            self._exact.setdefault(_joined(fields), i)
         self._groups = _Groups(Counter(token for tokens in self._sets for token in tokens), len(self._sets))
         self._index: dict[tuple[int, int, tuple[int, ...]], list[int]] = defaultdict(list)
         for i, tokens in enumerate(self._sets):
@@ -241,26 +247,44 @@ class NearDuplicateIndex:
     def __len__(self) -> int:
         return len(self._sets)
 
+    def _bag(self, fields: Sequence[Sequence[str]], grow: bool = False) -> Counter[int]:
+        """Token counts by number; a token no reference has gets a negative number of its own."""
+        bag: Counter[int] = Counter()
+        unknown = 0
+        for f, tokens in enumerate(fields):
+            if grow and f == len(self._vocabularies):
+                self._vocabularies.append({})
+            vocabulary = self._vocabularies[f] if f < len(self._vocabularies) else {}
+            for token, count in Counter(tokens).items():
+                number = vocabulary.get(token)
+                if number is None:
+                    if grow:
+                        number = vocabulary[token] = self._next
+                        self._next += 1
+                    else:
+                        unknown -= 1
+                        number = unknown
+                bag[number] = count
+        return bag
+
     def _ks(self, size: int) -> set[int]:
         t = self.config.set_threshold
         return {max_difference(s, t) for s in range(size, math.floor(size / t + 1e-9) + 1)}
 
-    def exact(self, doc: Sequence[str]) -> int | None:
-        """The first reference with the same tokens in the same order, if any."""
-        return self._exact.get(_sequence_digest(doc))
+    def exact(self, fields: Sequence[Sequence[str]]) -> int | None:
+        """The first reference with the same tokens in the same order in every field, if any."""
+        return self._exact.get(_joined(fields))
 
-    def matches(self, doc: Sequence[str]) -> list[tuple[int, float, float]]:
+    def matches(self, fields: Sequence[Sequence[str]]) -> list[tuple[int, float, float]]:
         """``(reference, set_jaccard, multiset_jaccard)`` for every reference meeting both thresholds."""
         t = self.config.set_threshold
-        vocabulary = self._vocabulary
-        distinct = set(doc)
-        known = sorted(vocabulary[token] for token in distinct if token in vocabulary)
+        bag = self._bag(fields)
+        known = sorted(number for number in bag if number >= 0)
         if not known:
             return []
-        size = len(distinct)
+        size = len(bag)
         unknown = size > len(known)
         mine = frozenset(known)
-        bag: Counter[str] | None = None
         seen: set[int] = set()
         found = []
         for k in self._ks(size):
@@ -275,16 +299,15 @@ class NearDuplicateIndex:
                     common = len(mine.intersection(other))
                     if common / (size + len(other) - common) < t:
                         continue
-                    bag = bag if bag is not None else Counter(doc)
                     set_j, multi_j = jaccard(bag, self._bags[j])
                     if set_j >= t and multi_j >= self.config.multiset_threshold:
                         found.append((j, set_j, multi_j))
         return found
 
 
-def _sequence_digest(doc: Sequence[str]) -> bytes:
-    """A digest equal for equal token sequences."""
-    return hashlib.blake2b("\x1f".join(doc).encode("utf-8"), digest_size=16).digest()
+def _joined(fields: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """Equal for documents with the same tokens in the same order in every field."""
+    return tuple(" ".join(tokens) for tokens in fields)
 
 
 def _bag_digest(doc: Sequence[str]) -> bytes:

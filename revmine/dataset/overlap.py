@@ -85,7 +85,7 @@ def _batches(path: Path, options: OverlapOptions) -> Any:
     for batch in parts.iter_batches(options.batch_size, columns=columns):
         rows = CandidateRows(pa.Table.from_batches([batch]))
         ids = rows.col("id") if "id" in columns else [None] * len(rows)
-        yield start, rows.bags(range(len(rows)), options.fields), ids
+        yield start, list(zip(*(rows.tokens(name) for name in options.fields))), ids
         start += len(rows)
 
 
@@ -99,7 +99,7 @@ def check_overlap(new: str | Path, against: str | Path,
         if unknown:
             raise InputError(against, f"no split {unknown[0]!r} here (it has {', '.join(benchmark)})")
         benchmark = {name: benchmark[name] for name in options.benchmark_splits}
-    docs: list[list[str]] = []
+    docs: list[tuple[list[str], ...]] = []
     where: list[tuple[str, int, str | None]] = []
     for name, path in benchmark.items():
         for start, batch_docs, ids in _batches(path, options):
@@ -133,7 +133,7 @@ def check_overlap(new: str | Path, against: str | Path,
     return summary, table
 
 
-def _best_match(index: NearDuplicateIndex, doc: list[str]) -> tuple[str, int, float, float] | None:
+def _best_match(index: NearDuplicateIndex, doc: Sequence[Sequence[str]]) -> tuple[str, int, float, float] | None:
     """("exact", reference, 1, 1), or ("near", the reference with the highest indices), or None."""
     exact = index.exact(doc)
     if exact is not None:
