@@ -439,6 +439,9 @@ def _add_overlap(sub: argparse._SubParsersAction) -> None:
     p.add_argument("new", type=Path, help="the new dataset: a splits folder or a Parquet file")
     p.add_argument("--against", type=Path, required=True, help="the benchmark: a splits folder or a Parquet file")
     p.add_argument("--benchmark-splits", help="comma-separated splits of the benchmark folder (default: all)")
+    p.add_argument("--engine", default="local", help="local (default) or dask (pip install 'revmine[dask]')")
+    p.add_argument("--workers", type=int, help="Dask worker processes of a local cluster (default: the cores)")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler (or REVMINE_DASK_SCHEDULER)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--report", type=Path, help="write overlap.json and overlap.parquet into this folder")
     out.add_argument("--drop", type=Path, help="write NEW without the overlapping rows (and the report) here")
@@ -449,7 +452,8 @@ def _run_overlap(args: argparse.Namespace) -> int:
     from .dataset.overlap import OverlapOptions, check_overlap, drop_overlap, overlap_markdown, write_report
 
     splits = tuple(s.strip() for s in args.benchmark_splits.split(",") if s.strip()) if args.benchmark_splits else None
-    summary, rows = check_overlap(args.new, args.against, OverlapOptions(benchmark_splits=splits))
+    summary, rows = check_overlap(args.new, args.against, OverlapOptions(benchmark_splits=splits),
+                                  engine=args.engine, workers=args.workers, address=args.scheduler)
     if args.drop is not None:
         summary = drop_overlap(args.new, args.drop, summary, rows)
         print(f"wrote {args.drop} without the overlapping rows", file=sys.stderr)

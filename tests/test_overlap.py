@@ -143,3 +143,10 @@ def test_missing_column_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["overlap", str(tmp_path / "new.parquet"), "--against", str(tmp_path / "bench.parquet")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "new.parquet [m_r_abstract]: missing column" in err[0]
+
+
+def test_dask_engine_gives_the_same_result(tmp_path: Path) -> None:
+    new, benchmark = _hand_worked(tmp_path)
+    local = check_overlap(new, benchmark)
+    on_dask = check_overlap(new, benchmark, engine="dask", workers=1)
+    assert on_dask[0] == local[0] and on_dask[1].equals(local[1])

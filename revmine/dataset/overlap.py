@@ -11,7 +11,8 @@ of NEW, split by split, with every row of BENCHMARK on what the split compares (
 
 Only the benchmark is indexed (:class:`revmine.near_duplicates.NearDuplicateIndex`); NEW is streamed in
 batches and never compared with itself, so a million new rows against a benchmark's test split take a few
-minutes and little memory (``benchmarks/bench_overlap.py``). NEW and BENCHMARK are each a splits folder
+minutes (``benchmarks/bench_overlap.py``). The batches are matched on an engine (:mod:`revmine.engine`:
+in this process, or on Dask workers that each receive the index once); the result is the same. NEW and BENCHMARK are each a splits folder
 (``train``/``eval``/``test.parquet``, e.g. the split's or an import's output) or one Parquet file with those
 columns. The comment is not compared: like the split, the unit of leakage is the code (the same code
 under another comment teaches the model the refinement all the same).
@@ -29,13 +30,14 @@ import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
 
+from ..engine import open_engine
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, NearDuplicateIndex
-from ..rows import DUPLICATE_FIELDS, SPLITS, CandidateRows
+from ..rows import DUPLICATE_FIELDS, SPLITS
 from ..schema import OVERLAP_SCHEMA
 from ..staging import staged_directory
 from ..store import AtomicParquetWriter, Parts, write_json, write_table
@@ -77,21 +79,42 @@ def _columns(parts: Parts, path: Path, fields: Sequence[str]) -> list[str]:
     return [*fields, *(["id"] if "id" in names else [])]
 
 
-def _batches(path: Path, options: OverlapOptions) -> Any:
-    """The file's rows in batches, as (first row number, rows, their documents, their ids)."""
+def _batches(path: Path, options: OverlapOptions) -> Iterator[tuple[int, list[list[str | None]], list[str | None]]]:
+    """The file's rows in batches, as (first row number, each field's texts, the rows' ids)."""
     parts = Parts(path)
     columns = _columns(parts, path, options.fields)
     start = 0
     for batch in parts.iter_batches(options.batch_size, columns=columns):
-        rows = CandidateRows(pa.Table.from_batches([batch]))
-        ids = rows.col("id") if "id" in columns else [None] * len(rows)
-        yield start, list(zip(*(rows.tokens(name) for name in options.fields))), ids
-        start += len(rows)
+        ids = batch.column("id").to_pylist() if "id" in columns else [None] * batch.num_rows
+        yield start, [batch.column(name).to_pylist() for name in options.fields], ids
+        start += batch.num_rows
 
 
-def check_overlap(new: str | Path, against: str | Path,
-                  options: OverlapOptions | None = None) -> tuple[dict[str, Any], pa.Table]:
-    """The overlap summary (per split of ``new``) and the table of overlapping rows (``overlap/1``)."""
+def _documents(texts: list[list[str | None]]) -> list[tuple[list[str], ...]]:
+    """Each row's fields as token lists (whitespace tokens, as the split reads them)."""
+    return list(zip(*([(text or "").split() for text in column] for column in texts)))
+
+
+def match_batch(batch: tuple[int, list[list[str | None]], list[str | None]], index: NearDuplicateIndex
+                ) -> tuple[int, list[tuple[int, str | None, str, int, float, float]]]:
+    """The batch's row count, and ``(row, id, match, benchmark row, set_jaccard, multiset_jaccard)`` for each
+    of its overlapping rows: the unit an engine maps (:mod:`revmine.engine`)."""
+    start, texts, ids = batch
+    found = []
+    for i, doc in enumerate(_documents(texts)):
+        hit = _best_match(index, doc)
+        if hit is not None:
+            found.append((start + i, ids[i], *hit))
+    return len(ids), found
+
+
+def check_overlap(new: str | Path, against: str | Path, options: OverlapOptions | None = None,
+                  engine: str = "local", workers: int | None = None,
+                  address: str | None = None) -> tuple[dict[str, Any], pa.Table]:
+    """The overlap summary (per split of ``new``) and the table of overlapping rows (``overlap/1``).
+
+    ``engine``/``workers``/``address``: where the batches of ``new`` are matched (:mod:`revmine.engine`; the
+    index is sent once to each worker); the result does not depend on it."""
     options = options or OverlapOptions()
     benchmark = dataset_parts(against)
     if options.benchmark_splits is not None:
@@ -102,28 +125,25 @@ def check_overlap(new: str | Path, against: str | Path,
     docs: list[tuple[list[str], ...]] = []
     where: list[tuple[str, int, str | None]] = []
     for name, path in benchmark.items():
-        for start, batch_docs, ids in _batches(path, options):
-            docs += batch_docs
-            where += [(name, start + i, ids[i]) for i in range(len(batch_docs))]
+        for start, texts, ids in _batches(path, options):
+            docs += _documents(texts)
+            where += [(name, start + i, ids[i]) for i in range(len(ids))]
     index = NearDuplicateIndex(docs, options.near_duplicates)
     benchmark_rows = len(docs)
     del docs  # the index keeps what it needs; the token lists are the bulk of the memory
     found: dict[str, list[Any]] = defaultdict(list)
     splits: dict[str, dict[str, int]] = {}
-    for name, path in dataset_parts(new).items():
-        counts = {"rows": 0, "exact": 0, "near": 0}
-        for start, batch_docs, ids in _batches(path, options):
-            for i, doc in enumerate(batch_docs):
-                hit = _best_match(index, doc)
-                if hit is None:
-                    continue
-                match, j, set_j, multi_j = hit
-                counts[match] += 1
-                for column, value in zip(OVERLAP_SCHEMA.names, (name, start + i, ids[i], match, *where[j], set_j,
-                                                                 multi_j)):
-                    found[column].append(value)
-            counts["rows"] += len(batch_docs)
-        splits[name] = counts
+    with open_engine(engine, workers=workers, address=address) as runner:
+        for name, path in dataset_parts(new).items():
+            counts = {"rows": 0, "exact": 0, "near": 0}
+            for rows, hits in runner.map(match_batch, _batches(path, options), index):
+                counts["rows"] += rows
+                for row, row_id, match, j, set_j, multi_j in hits:
+                    counts[match] += 1
+                    values = (name, row, row_id, match, *where[j], set_j, multi_j)
+                    for column, value in zip(OVERLAP_SCHEMA.names, values):
+                        found[column].append(value)
+            splits[name] = counts
     config = options.near_duplicates
     summary = {"new": str(new), "benchmark": str(against), "benchmark_splits": list(benchmark),
                "benchmark_rows": benchmark_rows, "fields": list(options.fields),
