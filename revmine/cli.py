@@ -26,14 +26,16 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                                    "Writes scores.parquet, summary.json and summary.md to --out.")
     p.add_argument("predictions", type=Path, help="predictions file")
     p.add_argument("--format", choices=["tufano", "text", "jsonl", "parquet"], help="input format (default: detect)")
-    p.add_argument("--refs", type=Path, help="references file, one per line (format text)")
+    p.add_argument("--refs", type=Path, action="append",
+                   help="references file, one per line (format text); repeat for several references")
     p.add_argument("--beam", type=int, default=1, help="predictions per example (format text)")
     p.add_argument("--pred-field", help="prediction field (jsonl, parquet)")
     p.add_argument("--ref-field", help="reference field (jsonl, parquet)")
     p.add_argument("--id-field", help="example id field (jsonl, parquet)")
     p.add_argument("--kind", choices=["code", "nl"], default="code",
                    help="default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)")
-    p.add_argument("--metrics", help=f"comma-separated metric names, overriding --kind; known: {', '.join(METRICS)}")
+    p.add_argument("--metrics", help=f"comma-separated metric names, overriding --kind (with --profile: added to "
+                                     f"the profile's); known: {', '.join(METRICS)}")
     p.add_argument("--profile", choices=sorted(PROFILES),
                    help="reproduce a publication's pipeline exactly (see `revmine profiles`)")
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
@@ -41,6 +43,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
     p.add_argument("--workers", type=int, default=1,
                    help="processes to score in (worth it for slow metrics such as TER on large files)")
+    p.add_argument("--ci", type=int, default=0, metavar="N",
+                   help="95%% bootstrap confidence intervals of the means in the summary, N resamples")
     p.set_defaults(func=_run_score)
 
 
@@ -53,7 +57,7 @@ def _run_score(args: argparse.Namespace) -> int:
         raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
     run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
                      args.id_field, args.profile, args.metrics, args.kind, args.workers,
-                     progress=not args.json and sys.stderr.isatty())
+                     progress=not args.json and sys.stderr.isatty(), ci=args.ci)
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
         if not args.json:
@@ -90,7 +94,8 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pred-col", default="prediction")
     p.add_argument("--ref-col", default="reference")
     p.add_argument("--score-cols", required=True, help="comma-separated human score columns (averaged)")
-    p.add_argument("--metrics", help="comma-separated metric names (default: the nl set)")
+    p.add_argument("--metrics", help="comma-separated metric names (default: the nl set; with --profile: "
+                                     "added to the profile's)")
     p.add_argument("--profile", help="a profile's metrics and post-processing (e.g. cmg2022)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0)
@@ -308,6 +313,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
             f"rules + {'model ' + args.noise_model.name if args.noise_model else 'default model'}":
                 ~by_rules & model.predict(data.texts)}
     if args.cv:
+        classifier.check_trainable(args.labels, data, folds=args.folds, seed=args.seed)
         for name in classifier.MODELS:
             scores = classifier.out_of_fold(data.texts, data.labels, model=name, folds=args.folds, seed=args.seed)
             kept[f"rules + {name} ({args.folds}-fold)"] = ~by_rules & (scores > 0.5)
@@ -395,6 +401,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--formats", help="comma-separated, from parquet, opennmt, jsonl (default: all)")
     p.add_argument("--name", default="Code review dataset", help="the dataset card's title")
     p.add_argument("--filter-report", type=Path, help="filter_report.parquet, for the card's Filters section")
+    p.add_argument("--representations", help="comma-separated, from tokens, spt: token streams and simplified parse "
+                   "trees (Project CodeNet) of each method, in representations/")
     p.set_defaults(func=_run_export)
 
 
@@ -402,7 +410,9 @@ def _run_export(args: argparse.Namespace) -> int:
     from .dataset.export import FORMATS, ExportOptions, export_dataset
 
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip()) if args.formats else FORMATS
-    options = ExportOptions(formats=formats, name=args.name, filter_report=args.filter_report)
+    representations = tuple(r.strip() for r in (args.representations or "").split(",") if r.strip())
+    options = ExportOptions(formats=formats, name=args.name, filter_report=args.filter_report,
+                            representations=representations)
     json.dump(export_dataset(args.splits, args.out, options), sys.stdout, indent=2, default=str)
     print()
     return 0
@@ -463,12 +473,61 @@ def _run_overlap(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="is system B better than A? paired significance tests (as sacrebleu)",
+                       description="Score two systems' predictions on the same references and test the "
+                                   "difference: paired bootstrap resampling and/or approximate randomisation, "
+                                   "as sacrebleu's --paired-bs and --paired-ar (same seed, same p-values).")
+    p.add_argument("baseline", type=Path, help="system A (the baseline): one hypothesis per line")
+    p.add_argument("system", type=Path, help="system B: one hypothesis per line, same order")
+    p.add_argument("--refs", type=Path, action="append", required=True,
+                   help="references, one per line; repeat for several references per hypothesis")
+    p.add_argument("--metrics", default="bleu, chrf, ter", help="metric specs (default: bleu, chrf, ter)")
+    p.add_argument("--test", choices=["bs", "ar", "both"], default="bs",
+                   help="bs: paired bootstrap (default), ar: approximate randomisation, or both")
+    p.add_argument("--samples", type=int, help="resamples (default 1000 for bs, 10000 for ar)")
+    p.add_argument("--seed", type=int, default=12345, help="random seed (default 12345, sacrebleu's)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    p.set_defaults(func=_run_compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .metrics.registry import make_metrics, split_specs
+    from .metrics.significance import approximate_randomization, paired_bootstrap
+    from .textio import read_lines
+
+    baseline, system = read_lines(args.baseline), read_lines(args.system)
+    if len(system) != len(baseline):
+        raise InputError(args.system, f"{len(system)} lines but the baseline {args.baseline} has {len(baseline)}")
+    streams = [read_lines(path) for path in args.refs]
+    for path, stream in zip(args.refs, streams):
+        if len(stream) != len(baseline):
+            raise InputError(path, f"{len(stream)} references for {len(baseline)} hypotheses")
+    sets = [list(refs) for refs in zip(*streams)]
+    tests = {"bs": [paired_bootstrap], "ar": [approximate_randomization],
+             "both": [paired_bootstrap, approximate_randomization]}[args.test]
+    kw = {"seed": args.seed} | ({"n_samples": args.samples} if args.samples else {})
+    results = [test(metric, baseline, system, sets, **kw)
+               for metric in make_metrics(split_specs(args.metrics)) for test in tests]
+    if args.json:
+        json.dump([r.as_dict() for r in results], sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"| metric | test | A: {args.baseline.name} | B: {args.system.name} | p-value | B: mean ± 95% CI |")
+    print("|---|---|---|---|---|---|")
+    for r in results:
+        ci = f"{r.system_mean:.4f} ± {r.system_ci:.4f}" if r.system_ci is not None else ""
+        print(f"| {r.metric} | {r.test} ({r.n_samples}) | {r.baseline:.4f} | {r.system:.4f} | {r.p_value:.4f} | {ci} |")
+    print("\nsignatures: " + "; ".join(dict.fromkeys(r.signature for r in results)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="revmine", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier, _add_import, _add_overlap):
+                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap):
         add(sub)
     return parser
 

@@ -6,7 +6,7 @@ One TOML file describes the whole run. Its ``[job]`` table and ``[[projects]]`` 
     [preprocess]  max_file_bytes, timeout, idioms, batch_size, engine ("local"/"dask"), workers, address
     [filter]      max_tokens, noise_model, profile ("revmine"/"tufano2021"), skip = [...]
     [split]       strategy, fractions = [0.8, 0.1, 0.1], seed
-    [export]      formats = [...], name
+    [export]      formats = [...], name, representations = ["tokens", "spt"]
     [score]       predictions, format, kind, profile        (optional: only when predictions are given)
 
 Every stage writes into its own folder under the output directory and reads only the previous stage's
@@ -42,7 +42,7 @@ SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
                    "workers": int, "address": str},
     "filter": {"max_tokens": int, "noise_model": str, "profile": str, "skip": list},
     "split": {"strategy": str, "fractions": list, "seed": int},
-    "export": {"formats": list, "name": str},
+    "export": {"formats": list, "name": str, "representations": list},
     "score": {"predictions": str, "format": str, "kind": str, "profile": str, "metrics": (str, list),
               "references": str, "beam": int, "workers": int},
 }
@@ -232,7 +232,8 @@ def _export(job: Job, settings: dict[str, Any], progress: bool) -> tuple[dict, l
     target = job.out / "dataset"
     options = ExportOptions(formats=tuple(settings.get("formats", FORMATS)),
                             name=settings.get("name", "Code review dataset"),
-                            filter_report=job.out / "filtered" / "filter_report.parquet")
+                            filter_report=job.out / "filtered" / "filter_report.parquet",
+                            representations=tuple(settings.get("representations", ())))
     result = export_dataset(job.out / "splits", target, options)
     return _brief(result), [target / "README.md"]
 

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import importlib.util
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -294,3 +295,28 @@ def test_cli_evaluate_prints_hand_computed_figures(tmp_path: Path, capsys: pytes
     assert "6 comments, 2 change requests (relevant), 4 noise" in out
     assert "| dropping keyword rules | 100.0% (2/2) | 50.0% (2/4) | 0.500 | 1.000 |" in out
     assert "| other | noise | removed 0.0% (0/1) |" in out and "| rename | relevant | kept 100.0% (1/1) |" in out
+
+
+@pytest.mark.parametrize(("content", "args", "message"), [
+    # one comment of each label: no word is in two comments, and no fold can hold both labels
+    ("looks good,noise\nplease rename x,relevant\n", ["train"], r"tiny\.csv: no word occurs in two of its 2 comments"),
+    ("looks good,noise\nplease rename x,relevant\n", ["evaluate", "--cv"],
+     r"tiny\.csv: cross-validation needs at least 2 comments of each label; the file has 1 relevant and 1 noise"),
+    # two of each label but ten folds
+    ("looks good,noise\nplease rename x,relevant\nlooks fine,noise\nplease drop x,relevant\n", ["evaluate", "--cv"],
+     r"tiny\.csv: 10 folds need at least 10 comments of each label; the file has 2 relevant and 2 noise "
+     r"\(use --folds 2\.\.2\)"),
+    # two folds: each training part holds one comment of each label, which share no word
+    ("looks good,noise\nplease rename x,relevant\nthanks,noise\nrename foo to bar,relevant\n",
+     ["evaluate", "--cv", "--folds", "2"], r"tiny\.csv: no word occurs in two of its 2 comments \(a training part"),
+])
+def test_too_few_labels_are_one_line_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      content: str, args: list[str], message: str) -> None:
+    from revmine.cli import main
+
+    labels = _write(tmp_path / "tiny.csv", "text,label\n" + content)
+    extra = ["--out", str(tmp_path / "m.npz")] if args[0] == "train" else []
+    assert main(["classifier", args[0], "--labels", str(labels), *args[1:], *extra]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err and "pruning" not in err
+    assert not (tmp_path / "m.npz").exists()

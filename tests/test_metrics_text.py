@@ -178,6 +178,26 @@ def test_meteor_equals_nltk_with_wordnet(wn):
     assert m.score("the car", "the auto") > Meteor(synonyms=False).score("the car", "the auto")
 
 
+def test_meteor_syn_nltk_equals_nltk_pair_by_pair(wn):
+    # syn=nltk looks synonyms up for the stems the stem module left, as nltk >= 3.6.6: equal to nltk's
+    # meteor_score on any vocabulary, inflected words included (the surface lookup is not).
+    vocab = ("use uses function functions change changed position positions always forever car cars auto "
+             "big large fix fixes repair repairs bug bugs glitch the a for").split()
+    pairs = _random_pairs(vocab, 400, seed=5)
+    m = Meteor(syn="nltk")
+    assert "synmatch:nltk" in m.signature() and m.column == "meteor_synnltk"
+    ours = m.sentence_scores([h for h, _ in pairs], [r for _, r in pairs])
+    theirs = [meteor_score([r.split()], h.split(), wordnet=wn) for h, r in pairs]
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+    # the two examples of issue 12: nltk 0.1316 and 0; the surface lookup 0 and 0.5
+    hyp, ref = "use <unk>", "change position for functions"
+    assert m.score(hyp, ref) == pytest.approx(meteor_score([ref.split()], hyp.split(), wordnet=wn), abs=1e-12)
+    assert m.score(hyp, ref) == pytest.approx(0.1316, abs=5e-5) and Meteor().score(hyp, ref) == 0.0
+    assert m.score("always", "forever") == 0.0 and Meteor().score("always", "forever") == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="syn"):
+        Meteor(syn="stems")
+
+
 def test_log_mnext_cmg2022_alignment_quirk(wn):
     # hyp [fixes bug now], ref [fix bug]: exact bug(1,1); stem fixes~fix (0,0). Their script runs the
     # synonym module again over fixes/fix (WordNet lists "fix" among the lemmas of "fixes"): (0,0) twice.

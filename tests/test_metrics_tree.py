@@ -188,7 +188,7 @@ def test_src2abs_artefacts_are_repaired():
 def test_signature_and_columns():
     metric = TreeEditSimilarity()
     assert metric.signature() == ("treed_sim|parser:javalang-0.13.0|labels:type+leaf|cost:unit|norm:sum|repair:src2abs|"
-                                  "fallback:nan|version:0.1.0")
+                                  "wrap:stmt+expr|fallback:nan|version:0.1.0")
     assert (metric.column, metric.higher_is_better) == ("treed_sim", True)
     assert (TreeEditDistance().column, TreeEditDistance.higher_is_better) == ("treed", False)
     assert TreeEditDistance().signature().replace("treed|", "treed_sim|", 1) == metric.signature()

@@ -10,6 +10,7 @@ an earlier export survives; the same splits give byte-identical files)::
     opennmt/triplets/{src,src1,src2,tgt}-{train,eval,test}.txt     the 2021 replication package's text files
     opennmt/pairs/{src,tgt}-{train,eval,test}.txt
     jsonl/{triplets,pairs}/{train,eval,test}.jsonl
+    representations/{triplets,pairs}/{train,eval,test}.jsonl   with --representations: tokens, SPTs
 
 Only the formats asked for are written, and the card describes what was written: its ``configs`` header maps
 the Parquet files, or the JSON Lines files when no Parquet was written (``datasets`` reads both), and is left
@@ -30,6 +31,12 @@ commented code (the 2-encoder model reads ``src1`` and ``src2``). Texts are flat
 line break, including U+2028, becomes a space). ``src2`` lines end with one space, as every line of the
 package's ``src2`` files does, so the files are byte-identical to the package's (OpenNMT splits on
 whitespace, so the space changes nothing for a model).
+
+Representations (``representations=("tokens", "spt")``, :mod:`revmine.representations`) are computed from
+the code columns of each row: one JSON line per row, in the rows' order, with the row's ``id`` and, for
+``tokens``, ``<column>_tokens`` and ``<column>_token_kinds`` (parallel lists), for ``spt``,
+``<column>_spt`` (CodeNet's JSON graph), for the columns m_s, m_r, m_s_abstract and m_r_abstract. The card
+then gives the SPT totals per split as Project CodeNet's Table 6 does (methods, SPT nodes, SPT edges).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..filter_report import report_markdown
+from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
 from ..staging import staged_directory
@@ -61,7 +69,10 @@ HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
 CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
 CARD_FILE = "README.md"
 #: Top-level entries an export writes: the only ones an existing output directory may hold.
-OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl")
+OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl", "representations")
+REPRESENTATIONS = ("tokens", "spt")
+#: The code columns representations are computed from: (column, abstracted).
+CODE_COLUMNS = (("m_s", False), ("m_r", False), ("m_s_abstract", True), ("m_r_abstract", True))
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
 #: OpenNMT files per kind: file prefix -> column (the replication package's names).
 OPENNMT_FILES = {
@@ -124,11 +135,15 @@ class ExportOptions:
     name: str = "Code review dataset"
     filter_report: str | Path | None = None  # filter_report.parquet, for the card's Filters section
     licence: str = DEFAULT_LICENCE
+    representations: tuple[str, ...] = ()  # from REPRESENTATIONS, written beside the formats
 
     def __post_init__(self) -> None:
         unknown = set(self.formats) - set(FORMATS)
         if unknown:
             raise ValueError(f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
+        unknown = set(self.representations) - set(REPRESENTATIONS)
+        if unknown:
+            raise ValueError(f"unknown representations {sorted(unknown)}; choose from {REPRESENTATIONS}")
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:
@@ -150,11 +165,17 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     files: list[str] = []
+    spt_totals: dict[tuple[str, str], dict[str, int]] = {}
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for (kind, name), part in parts.items():
             files += _write_part(staging, CONFIGS[kind], kind, name, part, formats)
+            if options.representations:
+                path, totals = _write_representations(staging, CONFIGS[kind], name, part, options.representations)
+                files.append(path)
+                if totals is not None:
+                    spt_totals[(CONFIGS[kind], name)] = totals
         write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats,
-                                                             overlap))
+                                                     spt_totals or None, overlap))
         files.append(CARD_FILE)
     if empty and any(f in formats for f in ("parquet", "jsonl")):
         warnings.warn(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
@@ -203,6 +224,38 @@ def _write_part(out: Path, config: str, kind: str, name: str, part: pa.Table, fo
     return [str(path.relative_to(out)) for path in written]
 
 
+def _write_representations(out: Path, config: str, name: str, part: pa.Table,
+                           representations: tuple[str, ...]) -> tuple[str, dict[str, int] | None]:
+    """Write one (config, split)'s representations; return the file and, with ``spt``, its SPT totals."""
+    totals = dict.fromkeys(("methods", "nodes", "edges", "errors", "abstract_nodes", "abstract_edges"), 0)
+    columns = {column: part.column(column).to_pylist() for column, _ in CODE_COLUMNS}
+
+    def lines() -> Iterable[str]:
+        for i, row_id in enumerate(part.column("id").to_pylist()):
+            record: dict[str, Any] = {"id": row_id}
+            for column, abstracted in CODE_COLUMNS:
+                code = columns[column][i] or ""
+                graph = simplified_parse_tree(code, abstracted) if "spt" in representations else None
+                if "tokens" in representations:
+                    reuse = graph is not None and not abstracted  # raw code: the tree's leaves are its tokens
+                    tokens = spt_tokens(graph) if reuse else token_stream(code, abstracted)
+                    record[f"{column}_tokens"] = [t.text for t in tokens]
+                    record[f"{column}_token_kinds"] = [t.kind for t in tokens]
+                if graph is not None:
+                    record[f"{column}_spt"] = graph
+                    nodes, edges = spt_size(graph)
+                    prefix = "abstract_" if abstracted else ""
+                    totals[prefix + "nodes"] += nodes
+                    totals[prefix + "edges"] += edges
+                    if not abstracted:
+                        totals["methods"] += 1
+                        totals["errors"] += graph["graph"]["errors"] > 0
+            yield _json_line(record)
+
+    dest = _write_lines(out / "representations" / config / f"{name}.jsonl", lines())
+    return str(dest.relative_to(out)), totals if "spt" in representations else None
+
+
 #: what the replication package puts at the end of each line of a file, where it is not nothing
 OPENNMT_LINE_END = {"src2": " "}
 
@@ -241,9 +294,10 @@ def _size_category(n: int) -> str:
 
 def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str, dict[str, int]],
                  options: ExportOptions, report: pa.Table | None, how_split: dict | None,
-                 formats: tuple[str, ...], overlap: dict | None = None) -> str:
+                 formats: tuple[str, ...], spt_totals: dict[tuple[str, str], dict[str, int]] | None = None,
+                 overlap: dict | None = None) -> str:
     """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, the files
-    in ``formats`` (those written) and how to load them."""
+    in ``formats`` (those written), the representations' SPT totals and how to load them."""
     total = sum(t.num_rows for t in splits.values())
     header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
               "tags:", "- code-review", "- code-refinement", "- java", "task_categories:",
@@ -284,7 +338,9 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
              "| column | type | description |", "|---|---|---|"]
     body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
     first = CONFIGS[kinds[0]]
-    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats), "",
+    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats),
+             *([_REPRESENTATIONS_DOC] if options.representations else []), "",
+             *_representations_section(spt_totals),
              *_how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable),
              "## Licence", "", options.licence, "", "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
@@ -302,6 +358,29 @@ _FILE_DOCS = {
     "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval, "
              "test.",
 }
+
+
+_REPRESENTATIONS_DOC = (
+    "- `representations/<config>/<split>.jsonl`: one JSON object per row, in the order of the other files: `id` "
+    "and, for m_s, m_r, m_s_abstract and m_r_abstract, the token stream (`<column>_tokens`, "
+    "`<column>_token_kinds`: keyword, identifier, literal kinds, operator, separator) and/or the simplified parse "
+    "tree (`<column>_spt`) of Project CodeNet, in its JSON graph format (`revmine.representations` documents both).")
+
+
+def _representations_section(spt_totals: dict[tuple[str, str], dict[str, int]] | None) -> list[str]:
+    """SPT totals per config and split, as Project CodeNet's Table 6 gives them for its datasets."""
+    if not spt_totals:
+        return []
+    lines = ["## Simplified parse trees", "",
+             "Totals over the raw methods (m_s and m_r of every row), and over their abstracted texts; the last "
+             "column counts the raw methods tree-sitter-java did not read as Java (their trees hold the tokens it "
+             "recovered).", "",
+             "| config | split | methods | SPT nodes | SPT edges | abstracted SPT nodes | abstracted SPT edges "
+             "| parse errors |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for (config, name), t in spt_totals.items():
+        lines.append(f"| {config} | {HF_SPLITS[name]} | {t['methods']:,} | {t['nodes']:,} | {t['edges']:,} "
+                     f"| {t['abstract_nodes']:,} | {t['abstract_edges']:,} | {t['errors']:,} |")
+    return lines + [""]
 
 
 def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:

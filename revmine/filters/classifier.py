@@ -64,7 +64,7 @@ from . import rules
 
 __all__ = [
     "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "MODELS", "CVScores", "CommentFeatures", "FilterScores", "LabelledSet",
-    "NoiseModel", "build", "compare", "cross_validate", "default_evaluation_set", "default_model",
+    "NoiseModel", "build", "check_trainable", "compare", "cross_validate", "default_evaluation_set", "default_model",
     "default_training_set", "filter_scores", "in_default_training", "load", "out_of_fold", "predict", "read_labelled", "read_labels", "save", "train",
     "train_from_file",
 ]
@@ -150,6 +150,11 @@ def _estimator(model: str, seed: int, params: dict[str, object]) -> BaseEstimato
     raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
 
 
+def _words() -> TfidfVectorizer:
+    """Word uni- and bigrams seen in at least two comments (one-off words are names, typos)."""
+    return TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, token_pattern=r"(?u)\b\w+\b|[?!+]")
+
+
 def build(model: str = DEFAULT_MODEL, seed: int = 0, char_ngrams: bool = False, **params: object) -> Pipeline:
     """An unfitted pipeline: features then ``model``; ``params`` override the estimator's defaults.
 
@@ -157,11 +162,7 @@ def build(model: str = DEFAULT_MODEL, seed: int = 0, char_ngrams: bool = False, 
     of all three models (RF 0.974 -> 0.960, DT 0.962 -> 0.936, NB 0.982 -> 0.972), drowning the word and
     hand-made features; they may pay off on user labels with many typos or identifiers.
     """
-    parts: list[tuple[str, object]] = [
-        ("words", TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True,
-                                  token_pattern=r"(?u)\b\w+\b|[?!+]")),
-        ("comment", CommentFeatures()),
-    ]
+    parts: list[tuple[str, object]] = [("words", _words()), ("comment", CommentFeatures())]
     if char_ngrams:
         parts.insert(1, ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2,
                                                   sublinear_tf=True, max_features=20000)))
@@ -569,11 +570,44 @@ def read_labelled(path: str | Path) -> LabelledSet:
                        None if any(c is None for c in categories) else [str(c) for c in categories])
 
 
+def check_trainable(path: str | Path, data: LabelledSet, folds: int | None = None, seed: int = 0) -> None:
+    """Refuse, naming the file, labels too few to fit a model on (or to cut into ``folds``).
+
+    scikit-learn's own errors for these ("After pruning, no terms remain", "Cannot have number of splits
+    n_splits=10 greater than...") name neither the file nor what to do.
+    """
+    relevant = sum(data.labels)
+    smallest = min(relevant, len(data.labels) - relevant)
+    _both_labels(path, data)
+    if folds is not None and not 2 <= folds <= smallest:
+        raise InputError(path, f"{folds} folds need at least {max(folds, 2)} comments of each label; the file has "
+                               f"{relevant} relevant and {len(data.labels) - relevant} noise (use --folds 2..{smallest})"
+                         if smallest >= 2 else f"cross-validation needs at least 2 comments of each label; the "
+                                               f"file has {relevant} relevant and {len(data.labels) - relevant} noise")
+    analyse = _words().build_analyzer()
+    terms = [set(analyse(text)) for text in data.texts]
+    parts = [np.arange(len(terms))] if folds is None else \
+        [train for train, _ in _folds(np.array(data.labels), folds, seed, None)]
+    for part in parts:
+        seen: dict[str, int] = {}
+        for i in part:
+            for term in terms[i]:
+                seen[term] = seen.get(term, 0) + 1
+        if not any(count >= 2 for count in seen.values()):
+            where = f"{len(part)} comments" + ("" if folds is None else f" (a training part of {folds} folds)")
+            raise InputError(path, f"no word occurs in two of its {where}: too few to learn from; label more "
+                                   "comments")
+
+
+def _both_labels(path: str | Path, data: LabelledSet) -> None:
+    if all(data.labels) or not any(data.labels):
+        raise InputError(path, f"{len(data.labels)} row(s) but training needs both relevant and noise comments")
+
+
 def read_labels(path: str | Path) -> tuple[list[str], list[bool]]:
     """The texts and labels of :func:`read_labelled`, for training: both classes must be present."""
     data = read_labelled(path)
-    if all(data.labels) or not any(data.labels):
-        raise InputError(path, f"{len(data.labels)} row(s) but training needs both relevant and noise comments")
+    _both_labels(path, data)
     return data.texts, data.labels
 
 
@@ -584,7 +618,9 @@ def train_from_file(labels_path: str | Path, out_model_path: str | Path, model: 
     The threshold is 0.5 (the estimator's own decision): :data:`DEFAULT_THRESHOLD` was chosen for the
     shipped training set and says nothing about another one.
     """
-    texts, labels = read_labels(labels_path)
+    data = read_labelled(labels_path)
+    check_trainable(labels_path, data)
+    texts, labels = data.texts, data.labels
     fitted = NoiseModel.from_pipeline(train(texts, labels, model=model, seed=seed, **params),
                                       provenance={"labels": Path(labels_path).name, "model": model, "seed": seed})
     save(fitted, out_model_path)

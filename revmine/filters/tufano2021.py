@@ -39,8 +39,9 @@ What it runs on (the notebook shows the variables, not how they were made; these
 * ``comment_size`` is ``len(comment.split())``: whitespace tokens, punctuation included (``"ok."`` is one).
 * ``comment_with_no_stopwords`` is the comment as the dataset's cleaning leaves it
   (:func:`revmine.comments.clean_comment` without an abstraction map: URLs, backticks and
-  ``.,"'~`` out, stop words of ``revmine/data/stopwords.txt`` out, the stop list that reproduces the
-  authors' ``src1`` lines). "No content" means that is empty.
+  ``.,"'~`` out, stop words out: :func:`revmine.stopwords.default_stopwords`, the published list of
+  ``revmine/data/stopwords.txt`` with the exceptions of ``revmine/data/stopwords-2021-exceptions.txt``,
+  the stop list that reproduces the authors' ``src1`` lines). "No content" means that is empty.
 
 Quirks the code has, kept on purpose (the profile reproduces what was run, not what was meant):
 

@@ -1,1 +1,8 @@
-"""Scoring predictions: one small class per metric, each with a signature string that records its settings."""
+"""Scoring predictions: one small class per metric, each with a signature string that records its settings.
+
+The one-call Python API (``revmine.metrics.api``): ``sentence_bleu``, ``corpus_bleu``, ``compute``, ``names``.
+"""
+
+from .api import Score, compute, corpus_bleu, names, sentence_bleu
+
+__all__ = ["Score", "compute", "corpus_bleu", "names", "sentence_bleu"]

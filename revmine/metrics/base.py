@@ -66,6 +66,38 @@ class Metric(ABC):
         """Corpus-level value; the mean of sentence scores unless the metric defines its own (BLEU does)."""
         return float(np.mean(self.sentence_scores(hypotheses, references))) if len(hypotheses) else float("nan")
 
+    def multi_reference_scores(self, hypotheses: Sequence[str],
+                               reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        """One float per hypothesis against its set of references: the best over the references (max, or
+        min for distances), the rule of nltk's ``meteor_score``, rouge-score's ``score_multi`` and
+        sacrebleu's chrF. Metrics with another rule (BLEU, TER) override it."""
+        if len(hypotheses) != len(reference_sets):
+            raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
+        sizes = np.fromiter(map(len, reference_sets), dtype=np.intp, count=len(reference_sets))
+        if (sizes == 0).any():
+            raise ValueError(f"hypothesis {int(np.argmin(sizes))} has no reference")
+        if not len(hypotheses):
+            return np.zeros(0)
+        values = self.sentence_scores([h for h, n in zip(hypotheses, sizes) for _ in range(n)],
+                                      [r for refs in reference_sets for r in refs])
+        best = np.fmax if self.higher_is_better else np.fmin
+        return best.reduceat(np.asarray(values, dtype=np.float64), np.cumsum(sizes) - sizes)
+
+    def multi_reference_corpus_score(self, hypotheses: Sequence[str],
+                                     reference_sets: Sequence[Sequence[str]]) -> float:
+        """Corpus value with several references each; the mean of ``multi_reference_scores`` by default."""
+        return self.corpus_from_statistics(self.segment_statistics(hypotheses, reference_sets))
+
+    def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        """One row per hypothesis from which ``corpus_from_statistics`` computes the corpus value of any
+        subset of rows (what bootstrap resampling needs, as sacrebleu's ``_extract_corpus_statistics``):
+        the sentence score by default; BLEU's n-gram counts, chrF's and TER's sacrebleu statistics."""
+        return np.asarray(self.multi_reference_scores(hypotheses, reference_sets), dtype=np.float64)[:, None]
+
+    def corpus_from_statistics(self, statistics: np.ndarray) -> float:
+        """The corpus value of ``segment_statistics`` rows: the mean sentence score by default."""
+        return float(statistics[:, 0].mean()) if len(statistics) else float("nan")
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.signature()}>"
 

@@ -26,7 +26,13 @@ Systematic Comparison of Smoothing Techniques for Sentence-Level BLEU" (WMT 2014
 
 Tokenisation (``tokens.py``): ``tokenize="space"`` splits on whitespace exactly as ``str.split()`` (sacrebleu's
 ``tokenize='none'``); ``tokenize="char"`` takes the raw string as a sequence of characters, spaces
-included, which is what ``nltk.sentence_bleu`` computes when handed strings instead of token lists.
+included, which is what ``nltk.sentence_bleu`` computes when handed strings instead of token lists;
+``13a``, ``intl`` and ``sacrebleu-char`` are sacrebleu's tokenisers of those names (its ``char`` drops
+the spaces, unlike ``char``), for natural language.
+
+Several references per hypothesis (``multi_reference_scores``, ``multi_reference_corpus_score``): clipped
+by an n-gram's largest count in any one reference and the closest reference length (shorter on a tie),
+as sacrebleu and nltk do.
 Tufano et al. (ICSE 2021) did exactly that: their published BLEU-4 box plots are ``BLEU(tokenize="char",
 smooth="nltk0")`` (best-of-k medians 0.8315/0.8860/0.8980/0.9145 on their 1-encoder predictions,
 k = 1/3/5/10), not token-level BLEU (0.728/0.801/0.817/0.841).
@@ -63,7 +69,8 @@ from typing import Sequence
 import numpy as np
 
 from .base import Metric, check_lengths, distinct, memo
-from .tokens import check_tokenizer, codexglue_tokens, intern_tokens, token_sequence
+from .tokens import (SACREBLEU_TOKENIZERS, check_tokenizer, codexglue_tokens, intern_tokens,
+                     sacrebleu_tokenizer, token_sequence)
 
 SACREBLEU_SMOOTHING: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
 NLTK_SMOOTHING: dict[str, float | None] = {
@@ -172,6 +179,32 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders
         for i in range(0, len(hypotheses), _CHUNK)])
 
 
+def multi_reference_statistics(hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]], orders: int = 4,
+                               tokenize: str = "space") -> np.ndarray:
+    """``bleu_statistics`` with several references per hypothesis, as sacrebleu and nltk count them: an
+    n-gram's matches are clipped by its largest count in any one reference, and the reference length is
+    the one closest to the hypothesis length (the shorter on a tie)."""
+    if len(hypotheses) != len(reference_sets):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
+    if all(len(refs) == 1 for refs in reference_sets):
+        return bleu_statistics(hypotheses, [refs[0] for refs in reference_sets], orders, tokenize)
+    check_tokenizer(tokenize)
+    out = np.zeros((len(hypotheses), orders + 2), dtype=np.int64)
+    for i, (hyp, refs) in enumerate(zip(hypotheses, reference_sets)):
+        if not refs:
+            raise ValueError(f"hypothesis {i} has no reference")
+        h = token_sequence(hyp, tokenize)
+        rs = [token_sequence(r, tokenize) for r in refs]
+        out[i, 0] = len(h)
+        out[i, 1] = min((abs(len(r) - len(h)), len(r)) for r in rs)[1]
+        for n in range(1, orders + 1):
+            most: Counter = Counter()
+            for r in rs:
+                most |= Counter(tuple(r[j:j + n]) for j in range(len(r) - n + 1))
+            out[i, n + 1] = sum((Counter(tuple(h[j:j + n]) for j in range(len(h) - n + 1)) & most).values())
+    return out
+
+
 def _totals(hyp_len: np.ndarray, orders: int) -> np.ndarray:
     return np.maximum(hyp_len[:, None] - np.arange(orders)[None, :], 0)
 
@@ -268,7 +301,8 @@ class BLEU(Metric):
                  tokenize: str = "space", lowercase: bool = False, effective_order: bool = True) -> None:
         if smooth not in SMOOTHING_METHODS:
             raise ValueError(f"smooth must be one of {SMOOTHING_METHODS}, not {smooth!r}")
-        check_tokenizer(tokenize)
+        if tokenize not in SACREBLEU_TOKENIZERS:
+            check_tokenizer(tokenize)
         if max_n < 1 or (smooth == "nltk6" and max_n < 3):
             raise ValueError(f"max_n={max_n} is too small for smoothing {smooth!r}")
         default = _DEFAULT_VALUES[smooth]
@@ -292,7 +326,8 @@ class BLEU(Metric):
 
     def _variant(self) -> list[str]:
         """Column suffixes for the tokenisation and case settings that differ from the defaults."""
-        return (["char"] if self.tokenize == "char" else []) + (["lc"] if self.lowercase else [])
+        tok = {"space": [], "sacrebleu-char": ["sbchar"]}.get(self.tokenize, [self.tokenize])
+        return tok + (["lc"] if self.lowercase else [])
 
     @property
     def column(self) -> str:
@@ -305,12 +340,28 @@ class BLEU(Metric):
             parts.append("noeff")
         return "_".join(parts)
 
+    def _prepare(self, texts: Sequence[str]) -> Sequence[str]:
+        """Case folding, then sacrebleu's tokeniser when one is named (as sacrebleu: lower-case first)."""
+        if self.lowercase:
+            texts = [t.lower() for t in texts]
+        if self.tokenize in SACREBLEU_TOKENIZERS:
+            tokens = memo(sacrebleu_tokenizer(self.tokenize))
+            texts = [tokens(t) for t in texts]
+        return texts
+
     def _statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         check_lengths(hypotheses, references)
-        if self.lowercase:
-            hypotheses, references = [h.lower() for h in hypotheses], [r.lower() for r in references]
+        return self._multi_statistics(hypotheses, [[r] for r in references])
+
+    def _multi_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         orders = max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
-        return bleu_statistics(hypotheses, references, orders, self.tokenize)
+        tokenize = "space" if self.tokenize in SACREBLEU_TOKENIZERS else self.tokenize
+        flat = self._prepare([r for refs in reference_sets for r in refs])
+        sets, start = [], 0
+        for refs in reference_sets:
+            sets.append(flat[start:start + len(refs)])
+            start += len(refs)
+        return multi_reference_statistics(self._prepare(hypotheses), sets, orders, tokenize)
 
     def _score(self, stats: np.ndarray, totals: np.ndarray, denominators: np.ndarray, last: np.ndarray,
                corpus: bool) -> np.ndarray:
@@ -323,15 +374,29 @@ class BLEU(Metric):
                              self.value, self.max_n)
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        stats = self._statistics(hypotheses, references)
+        return self._sentences(self._statistics(hypotheses, references))
+
+    def multi_reference_scores(self, hypotheses: Sequence[str],
+                               reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        """Sentence BLEU against several references each (``multi_reference_statistics``)."""
+        return self._sentences(self._multi_statistics(hypotheses, reference_sets))
+
+    def _sentences(self, stats: np.ndarray) -> np.ndarray:
         totals = _totals(stats[:, 0], stats.shape[1] - 2)
         return self._score(stats, totals, np.maximum(totals, 1), stats, corpus=False)
 
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
-        """sacrebleu's ``corpus_bleu`` (tokenize='none', no effective order) or nltk's ``corpus_bleu``."""
-        if not len(hypotheses):
+        """sacrebleu's ``corpus_bleu`` (no effective order) or nltk's ``corpus_bleu``."""
+        check_lengths(hypotheses, references)
+        return self.multi_reference_corpus_score(hypotheses, [[r] for r in references])
+
+    def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+        return self._multi_statistics(hypotheses, reference_sets)
+
+    def corpus_from_statistics(self, stats: np.ndarray) -> float:
+        """Corpus BLEU of per-sentence statistics rows (what significance tests resample)."""
+        if not len(stats):
             return float("nan")
-        stats = self._statistics(hypotheses, references)
         totals = _totals(stats[:, 0], stats.shape[1] - 2)
         summed = stats.sum(axis=0, keepdims=True)
         return float(self._score(summed, totals.sum(axis=0, keepdims=True),
@@ -395,4 +460,5 @@ class BLEUNorm(Metric):
         return np.exp(log_bleu + np.minimum(0.0, 1 - (ref_len + 1) / (hyp_len + 1)))
 
 
-__all__ = ["BLEU", "BLEUMoses", "BLEUCC", "BLEUNorm", "bleu_statistics", "SMOOTHING_METHODS"]
+__all__ = ["BLEU", "BLEUMoses", "BLEUCC", "BLEUNorm", "bleu_statistics", "multi_reference_statistics",
+           "SMOOTHING_METHODS"]

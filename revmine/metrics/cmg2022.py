@@ -17,6 +17,14 @@ metrics are in ``text.py`` and ``meteor.py``:
   so the value is ``levenshtein(hyp[1:], ref[1:]) / len(ref)``. No shifts. Lower is better.
   The script raises on an empty side; we return NaN there.
 - ``LogMnext(alignment="cmg2022")`` (in ``meteor.py``) — the script's Log-MNEXT.
+- ``Meteor(alignment="cmg2022")`` — METEOR as the scripts' ``nltk.translate.meteor_score`` (called on
+  strings, so nltk < 3.6.6, whose stem module left its words to the synonym module: the ``cmg2022``
+  alignment). Spearman 0.748 on the 100 judged pairs, Table 1's figure; current nltk's lookup
+  (``meteor(syn=nltk)``) gives 0.749.
+- ``ScriptMeteorNext`` — Table 1's METEOR-NEXT (0.761): the scripts' ``meteorn_score`` ("Effect of
+  lower-casing.py"): their METEOR-NEXT parameters (α=0.85, β=2.35, γ=0.45, weights 1/0.8/0.6),
+  lower-cased, punctuation kept, the ``cmg2022`` alignment, and the fragmentation penalty always
+  applied (Log-MNEXT is the same plus punctuation removal and no penalty for a complete alignment).
 - Their post-processing — each score rounded to 2 decimals, divided by the maximum over the sample and
   rounded again, TER turned into ``1 - x``, human scores divided by each annotator's maximum, averaged and
   rounded — is ``agreement(..., **CMG2022_AGREEMENT)``.
@@ -33,7 +41,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .base import Metric, distinct_pairs, memo
-from .meteor import LogMnext
+from .meteor import LOG_MNEXT_PARAMETERS, LogMnext, Meteor
 from .text import RougeVariant
 from .tokens import normalise, words
 
@@ -127,6 +135,19 @@ class WordEditRate(Metric):
         return out[inverse]
 
 
+class ScriptMeteorNext(Meteor):
+    """Table 1's METEOR-NEXT of Dey et al. 2022 as their script computes it (see the module docstring)."""
+
+    name = "meteor_next_cmg2022"
+
+    def __init__(self, **switches: object):
+        super().__init__(parameters=LOG_MNEXT_PARAMETERS, exemption="never", alignment="cmg2022", **switches)
+
+    @property
+    def column(self) -> str:
+        return self.name
+
+
 def profile_metrics() -> list[Metric]:
     """The natural-language metrics of the ``cmg2022`` profile owned here (BLEU variants are bleu.py's)."""
     return [
@@ -134,5 +155,7 @@ def profile_metrics() -> list[Metric]:
         Rouge101("2"),
         Rouge101("L"),
         WordEditRate(),
+        Meteor(alignment="cmg2022"),
+        ScriptMeteorNext(),
         LogMnext(alignment="cmg2022"),
     ]

@@ -34,8 +34,11 @@ What differs from METEOR 1.5 (all variants)
 - Tokens are whitespace-separated after optional case folding and punctuation removal (METEOR 1.5 uses
   its own tokeniser and normaliser; nltk expects tokens and we give it ``str.split``).
 - Synonyms are looked up for the surface (case-folded) word. nltk >= 3.6.6 looks them up for the Porter
-  stem of words left over by the stem module (an artefact of how it passes lists between modules), so
-  nltk and ``Meteor`` differ only on pairs where a synonym match involves a word its stem changes.
+  stem of words left over by the stem module and compares them with the reference's stems (an artefact
+  of how it passes lists between modules): hypothesis ``use <unk>`` against ``change position for
+  functions`` scores 0.1316 there (``use`` is a synonym of the stem ``function``) and 0 here, ``always``
+  against ``forever`` 0 there (the stem ``alway`` has no synset) and 0.5 here. ``syn="nltk"`` (signature
+  ``synmatch:nltk``) does what nltk does, equal to ``nltk.translate.meteor_score`` pair by pair.
 - Fragmentation divides chunks by the number of matches; METEOR 1.5 by the mean number of matched words
   in hypothesis and reference, the same thing for one-word matches.
 
@@ -75,6 +78,7 @@ from .wordnet import load_wordnet
 
 Exemption = Literal["never", "identical", "complete"]
 Alignment = Literal["greedy", "cmg2022"]
+SynonymLookup = Literal["surface", "nltk"]
 
 
 @dataclass(frozen=True)
@@ -144,25 +148,31 @@ def align(
     stem: Callable[[str], str],
     synonyms: Callable[[str], frozenset[str]] | None,
     alignment: Alignment = "greedy",
+    syn: SynonymLookup = "surface",
 ) -> Aligned:
-    """Align tokens by exact, stem, then synonym matches (``synonyms=None`` skips the last module)."""
+    """Align tokens by exact, stem, then synonym matches (``synonyms=None`` skips the last module).
+
+    ``syn="nltk"`` hands the synonym module the Porter stems the stem module left, as nltk >= 3.6.6
+    does: the synonyms of a hypothesis *stem* are compared with the reference *stems*."""
     hyp_items, ref_items = list(enumerate(hyp)), list(enumerate(ref))
     exact, hyp_left, ref_left = _greedy(hyp_items, ref_items, lambda w: (w,))
     stemmed, hyp_stem_left, ref_stem_left = _greedy(
         [(i, stem(w)) for i, w in hyp_left], [(j, stem(w)) for j, w in ref_left], lambda s: (s,)
     )
-    syn: list[tuple[int, int]] = []
+    matched: list[tuple[int, int]] = []
     n_syn = 0
     if synonyms is not None:
         if alignment == "cmg2022":  # synonym module over everything the exact module left
             syn_hyp, syn_ref = hyp_left, ref_left
+        elif syn == "nltk":
+            syn_hyp, syn_ref = hyp_stem_left, ref_stem_left
         else:
             kept_h, kept_r = {i for i, _ in hyp_stem_left}, {j for j, _ in ref_stem_left}
             syn_hyp = [x for x in hyp_left if x[0] in kept_h]
             syn_ref = [x for x in ref_left if x[0] in kept_r]
-        syn, _, _ = _greedy(syn_hyp, syn_ref, lambda w: synonyms(w) | {w})
-        n_syn = len(set(syn) - set(stemmed))
-    pairs = sorted(exact + stemmed + syn, key=lambda p: p[0])  # stable, as nltk's sort
+        matched, _, _ = _greedy(syn_hyp, syn_ref, lambda w: synonyms(w) | {w})
+        n_syn = len(set(matched) - set(stemmed))
+    pairs = sorted(exact + stemmed + matched, key=lambda p: p[0])  # stable, as nltk's sort
     return Aligned(pairs, len(exact), len(stemmed), n_syn)
 
 
@@ -210,14 +220,21 @@ class Meteor(Metric):
         parameters: MeteorParameters = NLTK_PARAMETERS,
         exemption: Exemption = "never",
         alignment: Alignment = "greedy",
+        syn: SynonymLookup = "surface",
     ):
-        """``wordnet``: a WordNet dict directory, or ``"none"``; default: ``wordnet.load_wordnet``'s search."""
+        """``wordnet``: a WordNet dict directory, or ``"none"``; default: ``wordnet.load_wordnet``'s search.
+        ``syn``: what the synonym module compares, ``surface`` words or, as nltk, ``nltk`` (stems)."""
         self.lowercase = self.default_lowercase if lowercase is None else lowercase
         self.punctuation = self.default_punctuation if punctuation is None else punctuation
         if self.punctuation not in PUNCTUATION:
             raise ValueError(f"punctuation must be one of {sorted(PUNCTUATION)}, not {self.punctuation!r}")
         if alignment not in ("greedy", "cmg2022"):
             raise ValueError(f"alignment must be 'greedy' or 'cmg2022', not {alignment!r}")
+        if syn not in ("surface", "nltk"):
+            raise ValueError(f"syn must be 'surface' or 'nltk', not {syn!r}")
+        if syn == "nltk" and alignment == "cmg2022":
+            raise ValueError("syn='nltk' is the alignment of nltk >= 3.6.6; alignment='cmg2022' is an older one")
+        self.syn = syn
         self.parameters = parameters
         self.exemption = exemption
         self.alignment = alignment
@@ -262,6 +279,10 @@ class Meteor(Metric):
             suffix += f"_punct{self.punctuation}" if self.punctuation != "none" else "_keeppunct"
         if self._syn_signature == "off":
             suffix += "_nosyn"
+        elif self.syn == "nltk":
+            suffix += "_synnltk"
+        if self.alignment == "cmg2022":
+            suffix += "_cmg2022"
         return self.name + suffix
 
     def settings(self) -> dict[str, object]:
@@ -276,6 +297,7 @@ class Meteor(Metric):
             "w": f"{p.w_exact:g}/{p.w_stem:g}/{p.w_syn:g}",
             "stem": "porter",
             "syn": self._syn_signature,
+            **({"synmatch": "nltk"} if self.syn == "nltk" else {}),
             "align": self.alignment,
             "nopenalty": self.exemption,
         }
@@ -289,7 +311,7 @@ class Meteor(Metric):
         out = np.empty(len(pairs), dtype=np.float64)
         for k, (h, r) in enumerate(pairs):
             hyp, ref = tokens(h), tokens(r)
-            aligned = align(hyp, ref, self._stem, self._synonyms, self.alignment)
+            aligned = align(hyp, ref, self._stem, self._synonyms, self.alignment, self.syn)
             out[k] = meteor_from_alignment(aligned, len(hyp), len(ref), self.parameters, self.exemption)
         return out[inverse]
 
@@ -324,10 +346,6 @@ class LogMnext(Meteor):
         if alignment == "cmg2022":  # their script removes its own character set
             self.default_punctuation = "cmg2022"
         super().__init__(parameters=LOG_MNEXT_PARAMETERS, exemption="complete", alignment=alignment, **switches)
-
-    @property
-    def column(self) -> str:
-        return super().column + ("_cmg2022" if self.alignment == "cmg2022" else "")
 
 
 def _synonym_lookup(reader: object) -> Callable[[str], frozenset[str]]:

@@ -11,9 +11,15 @@ Supported formats (``detect_format`` picks one from the file name and first line
     consecutive lines per example, plus a references file with one line per example.
 ``jsonl``
     JSON Lines, one object per example (CodeReviewer style); field names are configurable. The prediction
-    field holds a string or a list of k strings (best first).
+    field holds a string or a list of k strings (best first); the reference field a string or a list of
+    references (several references per example).
 ``parquet``
-    The same fields as columns; the prediction column is a string or a list of strings.
+    The same fields as columns; the prediction column is a string or a list of strings, the reference
+    column a string or a list of strings.
+
+Several references per example: ``text`` takes one references file per reference (``--refs a --refs b``),
+the others a list in the reference field. ``references`` then holds the first of each example and
+``extra_references`` the others; metrics score against all (``Metric.multi_reference_scores``).
 
 Every example must have the same number k of predictions: a varying beam would make "perfect at k"
 meaningless, so it is an error naming the line. Undecodable bytes are an error naming the line too.
@@ -50,6 +56,7 @@ class Predictions:
     inputs: dict[str, list[str]] = field(default_factory=dict)  # e.g. {"INPUT_CODE": [...], "INPUT_NL": [...]}
     source: str = ""
     format: str = ""
+    extra_references: list[list[str]] | None = None  # per example, the references after the first
 
     def __post_init__(self) -> None:
         if len(self.predictions) != len(self.references):
@@ -67,6 +74,12 @@ class Predictions:
         """One (prediction, reference) pair per prediction, example by example, rank by rank."""
         k = self.k
         return [h for beam in self.predictions for h in beam], [r for r in self.references for _ in range(k)]
+
+    def reference_sets(self) -> list[list[str]] | None:
+        """Per example all its references, or None when every example has one."""
+        if not self.extra_references or not any(self.extra_references):
+            return None
+        return [[first, *more] for first, more in zip(self.references, self.extra_references)]
 
 
 _TUFANO_LINE = re.compile(r"^(INPUT_NL|INPUT_CODE|ORACLE|PREDICTION (\d+))\s*:(?: (.*)|$)")
@@ -131,19 +144,26 @@ def read_tufano(path: str | Path) -> Predictions:
     return Predictions(preds, refs, inputs=inputs, source=str(path), format="tufano")
 
 
-def read_text(hypotheses: str | Path, references: str | Path, beam: int = 1) -> Predictions:
-    """Read parallel files: ``beam`` consecutive hypothesis lines per reference line."""
-    hyp_path, ref_path = Path(hypotheses), Path(references)
+def read_text(hypotheses: str | Path, references: str | Path | Sequence[str | Path], beam: int = 1) -> Predictions:
+    """Read parallel files: ``beam`` consecutive hypothesis lines per reference line; several references
+    files give several references per example (line i of each)."""
+    hyp_path = Path(hypotheses)
+    ref_paths = [Path(references)] if isinstance(references, (str, Path)) else [Path(r) for r in references]
     if beam < 1:
         raise ValueError(f"beam must be at least 1, got {beam}")
-    hyps, refs = read_lines(hyp_path), read_lines(ref_path)
+    hyps, refs = read_lines(hyp_path), read_lines(ref_paths[0])
     if not refs:
-        raise InputError(ref_path, "no references: the file is empty")
+        raise InputError(ref_paths[0], "no references: the file is empty")
     if len(hyps) != beam * len(refs):
-        raise InputError(hyp_path, f"{len(hyps)} hypothesis lines, but {ref_path} has {len(refs)} references "
+        raise InputError(hyp_path, f"{len(hyps)} hypothesis lines, but {ref_paths[0]} has {len(refs)} references "
                                    f"and the beam is {beam}: expected {beam * len(refs)} lines")
+    more = [read_lines(path) for path in ref_paths[1:]]
+    for path, lines in zip(ref_paths[1:], more):
+        if len(lines) != len(refs):
+            raise InputError(path, f"{len(lines)} references, but {ref_paths[0]} has {len(refs)}")
     preds = [hyps[i * beam:(i + 1) * beam] for i in range(len(refs))]
-    return Predictions(preds, refs, source=str(hyp_path), format="text")
+    extra = [list(row) for row in zip(*more)] if more else None
+    return Predictions(preds, refs, source=str(hyp_path), format="text", extra_references=extra)
 
 
 def _pick(names: Sequence[str], wanted: str | None, candidates: Sequence[str], path: Path, what: str,
@@ -178,7 +198,7 @@ def _from_records(records: list[tuple[int | None, dict]], path: Path, fmt: str, 
     pf = _pick(names, pred_field, PREDICTION_FIELDS, path, "prediction")
     rf = _pick(names, ref_field, REFERENCE_FIELDS, path, "reference")
     idf = _pick(names, id_field, ID_FIELDS, path, "id", required=False)
-    preds, refs, ids = [], [], []
+    preds, refs, ids, extra = [], [], [], []
     for line, rec in records:
         for fld in (pf, rf):
             if fld not in rec or rec[fld] is None:
@@ -187,18 +207,16 @@ def _from_records(records: list[tuple[int | None, dict]], path: Path, fmt: str, 
         if preds and len(beam) != len(preds[0]):
             raise InputError(path, f"{len(beam)} predictions where earlier records have {len(preds[0])} "
                                    "(inconsistent k)", line=line, field=pf)
-        ref = rec[rf]
-        if isinstance(ref, list) and len(ref) == 1:
-            ref = ref[0]
-        if not isinstance(ref, str):
-            raise InputError(path, f"expected a string, got {type(ref).__name__}", line=line, field=rf)
+        ref, *more = _as_beam(rec[rf], path, line, rf)  # one reference or a list of them
         preds.append(beam)
         refs.append(ref)
+        extra.append(more)
         if idf is not None:
             if rec.get(idf) is None:
                 raise InputError(path, "missing id (the id field is present in other records)", line=line, field=idf)
             ids.append(str(rec[idf]))
-    return Predictions(preds, refs, ids=ids if idf is not None else None, source=str(path), format=fmt)
+    return Predictions(preds, refs, ids=ids if idf is not None else None, source=str(path), format=fmt,
+                       extra_references=extra if any(extra) else None)
 
 
 def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
@@ -241,7 +259,8 @@ def detect_format(path: str | Path) -> str:
     raise InputError(path, "file is empty")
 
 
-def read_predictions(path: str | Path, fmt: str | None = None, references: str | Path | None = None,
+def read_predictions(path: str | Path, fmt: str | None = None,
+                     references: str | Path | Sequence[str | Path] | None = None,
                      beam: int = 1, pred_field: str | None = None, ref_field: str | None = None,
                      id_field: str | None = None) -> Predictions:
     """Read predictions in any supported format (detected when ``fmt`` is None)."""
@@ -251,7 +270,7 @@ def read_predictions(path: str | Path, fmt: str | None = None, references: str |
     if fmt == "tufano":
         return read_tufano(path)
     if fmt == "text":
-        if references is None:
+        if not references:
             raise InputError(path, "plain-text predictions need a references file (--refs)")
         return read_text(path, references, beam)
     reader = read_jsonl if fmt == "jsonl" else read_parquet

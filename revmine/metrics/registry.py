@@ -37,6 +37,8 @@ METRICS: dict[str, Callable[..., Metric]] = {
     "sed": _lazy("edit", "SED"),
     "treed": _lazy("tree", "TreeEditDistance"),
     "treed_sim": _lazy("tree", "TreeEditSimilarity"),
+    "gved": _lazy("graph", "GraphEditDistance"),
+    "gved_sim": _lazy("graph", "GraphEditSimilarity"),
     "rouge1": _lazy("text", "Rouge", "1"),
     "rouge2": _lazy("text", "Rouge", "2"),
     "rougeL": _lazy("text", "Rouge", "L"),
@@ -115,13 +117,19 @@ def default_metrics(kind: str) -> list[Metric]:
 
 def select_metrics(profile: str | None = None, metrics: str | list[str] | None = None,
                    kind: str = "code") -> tuple[list[Metric], Profile | None]:
-    """The metrics a run uses: a profile's, else the named ones (a spec string or list), else the kind's."""
+    """The metrics a run uses: a profile's followed by the named ones (a spec string or list), else the
+    named ones, else the kind's. A named metric whose column a profile metric already has is refused."""
     from .profiles import PROFILES
 
+    named = (make_metrics(split_specs(metrics) if isinstance(metrics, str) else list(metrics))
+             if metrics else [])
     if profile:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}")
-        return PROFILES[profile].metrics(), PROFILES[profile]
-    if metrics:
-        return make_metrics(split_specs(metrics) if isinstance(metrics, str) else list(metrics)), None
-    return default_metrics(kind), None
+        chosen = PROFILES[profile].metrics()
+        taken = {m.column for m in chosen}
+        clash = [m.column for m in named if m.column in taken]
+        if clash:
+            raise ValueError(f"--metrics {', '.join(clash)}: already computed by profile {profile}")
+        return chosen + named, PROFILES[profile]
+    return (named or default_metrics(kind)), None

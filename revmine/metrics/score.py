@@ -7,8 +7,10 @@ mean/median/sd over all predictions of rank <= k and over the best of those k (m
 distances). NaN scores (e.g. a tree metric on code that does not parse) are left out of the statistics
 and counted in ``missing``; infinite ones (SED normalised by an empty reference) are counted in
 ``infinite`` and left out too, so every statistic is a finite number or null and the JSON is valid.
-Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style)
-also get their corpus value over the rank-1 predictions, which is what papers report as "BLEU".
+Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style;
+chrF and TER sum sacrebleu's statistics) also get their corpus value over the rank-1 predictions, which
+is what papers report as "BLEU", beside the mean of sentence scores. ``ci=N`` adds to every mean its
+95% percentile-bootstrap interval over N resamples.
 
 ``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform):
 the pairs are cut into contiguous chunks (whole beams, so a reference's k pairs stay together and its
@@ -46,6 +48,7 @@ from ..store import atomic_path, write_json, write_table, write_text
 from .base import Metric, SharedStatistics
 from .predictions import Predictions, read_predictions
 from .registry import select_metrics
+from .significance import bootstrap_interval
 
 
 @dataclass
@@ -58,6 +61,8 @@ class ScoreRun:
     source: str = ""
     profile: dict | None = None
     summary: dict = field(default_factory=dict)
+    reference_sets: list[list[str]] | None = None  # per example all its references, when several
+    ci: int = 0  # bootstrap resamples for the summary's 95% confidence intervals (0: none)
 
     @property
     def signatures(self) -> dict[str, str]:
@@ -81,16 +86,22 @@ def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.n
 
 
 def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
-                      progress: bool = False, workers: int | None = None) -> ScoreRun:
+                      progress: bool = False, workers: int | None = None, ci: int = 0) -> ScoreRun:
     """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`.
 
     ``workers``: processes to score in (None or 1: this process only); see the module docstring.
+    Several references per example (``preds.reference_sets()``): every metric scores against all of them
+    (``Metric.multi_reference_scores``), a prediction is exact when it equals one of them, and the
+    ``reference`` column holds the first. ``ci``: bootstrap resamples for the summary's 95% intervals.
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
         raise ValueError(f"two metrics write the same column: {columns}")
     hyps, refs, example, rank = _flatten(preds)
-    exact = np.fromiter((h.split() == r.split() for h, r in zip(hyps, refs)), dtype=bool, count=len(hyps))
+    sets = preds.reference_sets()
+    flat_sets = [s for s in sets for _ in range(preds.k)] if sets else None
+    exact = np.fromiter((any(h.split() == r.split() for r in (flat_sets[i] if flat_sets else [refs[i]]))
+                         for i, h in enumerate(hyps)), dtype=bool, count=len(hyps))
     perfect = np.maximum.accumulate(exact.reshape(len(preds), preds.k), axis=1).ravel() if len(preds) else exact
     data: dict[str, object] = {
         "example": example,
@@ -101,18 +112,20 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "exact_match": exact,
         "perfect_at_k": perfect,
     }
-    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress)):
+    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets)):
         data[metric.column] = values
     schema = scores_schema(columns)
     table = pa.table({name: data[name] for name in schema.names}, schema=schema)
-    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile)
+    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile, reference_sets=sets, ci=ci)
     run.summary = summarize(run)
     return run
 
 
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
-                  align: int = 1, progress: bool = False) -> list[np.ndarray]:
-    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1.
+                  align: int = 1, progress: bool = False,
+                  reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1
+    (with ``reference_sets``, per pair all its references: ``multi_reference_scores``).
 
     Metrics that share statistics (:class:`SharedStatistics` with equal keys) are scored together: the
     statistics are computed once per chunk and passed to each. Chunk boundaries fall on multiples of
@@ -150,7 +163,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     def run_local() -> None:
         for g, members in enumerate(groups):
             if g not in pooled:
-                done(members, score_group([metrics[i] for i in members], hyps, refs))
+                done(members, score_group([metrics[i] for i in members], hyps, refs, reference_sets))
 
     if not pooled:
         run_local()
@@ -158,7 +171,8 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
         bounds = chunk_bounds(n, workers, align)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(bounds) * len(pooled)), mp_context=context,
-                                 initializer=_init_worker, initargs=(pooled, list(hyps), list(refs))) as pool:
+                                 initializer=_init_worker,
+                                 initargs=(pooled, list(hyps), list(refs), reference_sets)) as pool:
             futures = {pool.submit(_score_chunk, g, lo, hi): (g, c)
                        for g in pooled for c, (lo, hi) in enumerate(bounds)}
             run_local()  # meanwhile, in this process
@@ -185,10 +199,13 @@ def statistics_groups(metrics: Sequence[Metric]) -> list[list[int]]:
     return list(groups.values())
 
 
-def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str]) -> list[np.ndarray]:
+def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str],
+                reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
     """Each metric's float64 scores of the pairs; a group of ``SharedStatistics`` metrics (one
     :func:`statistics_groups` group) gets its statistics computed once, by the first."""
-    if len(metrics) == 1:
+    if reference_sets is not None:
+        values = [metric.multi_reference_scores(hyps, reference_sets) for metric in metrics]
+    elif len(metrics) == 1:
         values = [metrics[0].sentence_scores(hyps, refs)]
     else:
         shared = metrics[0].statistics(hyps, refs)  # type: ignore[attr-defined]
@@ -214,34 +231,45 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
 _WORKER: dict[str, object] = {}
 
 
-def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str]) -> None:
+def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str],
+                 reference_sets: Sequence[Sequence[str]] | None = None) -> None:
     _WORKER["groups"] = {g: pickle.loads(blob) for g, blob in groups.items()}
-    _WORKER["hyps"], _WORKER["refs"] = hyps, refs
+    _WORKER["hyps"], _WORKER["refs"], _WORKER["sets"] = hyps, refs, reference_sets
 
 
 def _score_chunk(group: int, lo: int, hi: int) -> list[np.ndarray]:
-    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi])  # type: ignore[index]
+    sets = _WORKER["sets"]
+    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi],  # type: ignore[index]
+                       sets[lo:hi] if sets is not None else None)  # type: ignore[index]
 
 
-def score_file(path: str | Path, fmt: str | None = None, references: str | Path | None = None, beam: int = 1,
+def score_file(path: str | Path, fmt: str | None = None,
+               references: str | Path | Sequence[str | Path] | None = None, beam: int = 1,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
-               workers: int | None = None, progress: bool = False) -> ScoreRun:
-    """Read a predictions file and score it with a profile's, the named, or the kind's default metrics."""
+               workers: int | None = None, progress: bool = False, ci: int = 0) -> ScoreRun:
+    """Read a predictions file and score it with a profile's metrics followed by the named ones, the named
+    ones, or the kind's default metrics."""
     preds = read_predictions(path, fmt, references, beam, pred_field, ref_field, id_field)
     chosen, used = select_metrics(profile, metrics, kind)
     return score_predictions(preds, chosen, profile=used.describe() if used else None, progress=progress,
-                             workers=workers)
+                             workers=workers, ci=ci)
 
 
-def _stats(values: np.ndarray) -> dict[str, float | int | None]:
+def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
+    """mean, median, sd, quartiles of the finite values; with ``ci`` resamples, the percentile bootstrap
+    95% interval of the mean (``ci_lo``, ``ci_hi``; seed 12345, as sacrebleu's)."""
     counts = {"missing": int(np.isnan(values).sum()), "infinite": int(np.isinf(values).sum())}
     ok = values[np.isfinite(values)]
+    interval = {}
+    if ci:
+        lo, hi = bootstrap_interval(ok, ci)
+        interval = {"ci_lo": lo if np.isfinite(lo) else None, "ci_hi": hi if np.isfinite(hi) else None}
     if ok.size == 0:
-        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, **counts}
+        return {"mean": None, "median": None, "sd": None, "q1": None, "q3": None, **counts, **interval}
     q1, median, q3 = np.percentile(ok, [25, 50, 75])
     return {"mean": float(ok.mean()), "median": float(median), "sd": float(ok.std(ddof=1)) if ok.size > 1 else 0.0,
-            "q1": float(q1), "q3": float(q3), **counts}
+            "q1": float(q1), "q3": float(q3), **counts, **interval}
 
 
 def _has_corpus_level(metric: Metric) -> bool:
@@ -270,13 +298,17 @@ def summarize(run: ScoreRun) -> dict:
         for metric in run.metrics:
             column = values[metric.column]
             entry["metrics"][metric.column] = {
-                "all": _stats(column.reshape(n, k_max)[:, :k].ravel()),
-                "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better)),
+                "all": _stats(column.reshape(n, k_max)[:, :k].ravel(), run.ci),
+                "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better), run.ci),
             }
         per_k.append(entry)
     first = table.filter(pc.equal(table.column("k"), 1))
     hyps, refs = first.column("prediction").to_pylist(), first.column("reference").to_pylist()
-    corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
+    if run.reference_sets is not None:
+        corpus = {m.column: m.multi_reference_corpus_score(hyps, run.reference_sets)
+                  for m in run.metrics if _has_corpus_level(m) and n}
+    else:
+        corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
     return {
         "revmine": __version__,
         "source": run.source,
@@ -301,6 +333,13 @@ def summary_markdown(summary: dict) -> str:
     if summary.get("corpus_rank1"):
         lines += ["", "Corpus-level scores of the rank-1 predictions:", "", "| metric | corpus |", "|---|---|"]
         lines += [f"| {c} | {_f(v)} |" for c, v in summary["corpus_rank1"].items()]
+    with_ci = any("ci_lo" in e["metrics"][c]["best"] for e in summary["per_k"] for c in e["metrics"])
+    if with_ci:
+        lines += ["", "95% bootstrap confidence intervals of the means:", "",
+                  "| metric | k | best: mean [95% CI] | all: mean [95% CI] |", "|---|---|---|---|"]
+        lines += [f"| {c} | {e['k']} | {_f(m['best']['mean'])} [{_f(m['best']['ci_lo'])}, {_f(m['best']['ci_hi'])}] | "
+                  f"{_f(m['all']['mean'])} [{_f(m['all']['ci_lo'])}, {_f(m['all']['ci_hi'])}] |"
+                  for c in summary["signatures"] for e in summary["per_k"] for m in [e["metrics"][c]]]
     for column, signature in summary["signatures"].items():
         lines += ["", f"## {column}", "", f"`{signature}`", "",
                   "| k | best: mean | median | sd | all: mean | median | sd | missing | infinite |",

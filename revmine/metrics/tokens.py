@@ -9,6 +9,8 @@ The signature of a metric names its tokeniser (``tok:space``, ``tok:char``, ``to
   it and the compiled edit-distance kernel (``_levenshtein``) split on;
 * ``char`` — the string itself as its sequence of characters, spaces included (what nltk's
   ``sentence_bleu`` compares when handed strings);
+* ``13a``, ``intl``, ``sacrebleu-char`` — :func:`sacrebleu_tokenizer`: sacrebleu's own tokenisers (BLEU
+  only), whose output is then split as ``space``;
 * ``codexglue`` — :func:`codexglue_tokens`, the preprocessing of CodeXGLUE's BLEU-Norm (mteval-v11a);
 * ``lc-alnum`` — :func:`rouge_tokenizer`: rouge-score's public ``DefaultTokenizer`` (lower-cased runs of
   ``[a-z0-9]``, optionally Porter-stemmed), ROUGE-1.5.5's tokenisation;
@@ -29,6 +31,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 TOKENIZERS = ("space", "char")
+#: sacrebleu's tokenisers for natural language, as BLEU's ``tokenize`` names them -> sacrebleu's name.
+#: ``sacrebleu-char`` is sacrebleu's ``char``: characters with the spaces dropped (``char`` keeps them).
+SACREBLEU_TOKENIZERS = {"13a": "13a", "intl": "intl", "sacrebleu-char": "char"}
 
 
 def check_tokenizer(tokenize: str) -> None:
@@ -192,6 +197,20 @@ def words(text: str, lowercase: bool, punctuation: str) -> list[str]:
     return normalise(text, lowercase, punctuation).split()
 
 
+def sacrebleu_tokenizer(tokenize: str) -> Callable[[str], str]:
+    """sacrebleu's tokeniser for a name in ``SACREBLEU_TOKENIZERS``, applied as sacrebleu's BLEU applies it
+    (to the right-stripped segment); returns the tokens joined by single spaces, so ``space`` splits them."""
+    name = SACREBLEU_TOKENIZERS[tokenize]
+    if name == "13a":
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as Tokenizer
+    elif name == "intl":
+        from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International as Tokenizer
+    else:
+        from sacrebleu.tokenizers.tokenizer_char import TokenizerChar as Tokenizer
+    tokenizer = Tokenizer()
+    return lambda text: tokenizer(text.rstrip())
+
+
 def rouge_tokenizer(stemmer: bool) -> Callable[[str], list[str]]:
     """rouge-score's tokeniser (its public ``tokenizers.DefaultTokenizer``): lower-cased ``[a-z0-9]`` runs,
     Porter-stemmed (tokens longer than 3 characters) when ``stemmer``, as ``RougeScorer`` tokenises."""
@@ -200,5 +219,5 @@ def rouge_tokenizer(stemmer: bool) -> Callable[[str], list[str]]:
     return tokenizers.DefaultTokenizer(use_stemmer=stemmer).tokenize
 
 
-__all__ = ["PUNCTUATION", "TOKENIZERS", "WHITESPACE", "check_tokenizer", "codepoints", "codexglue_tokens",
-           "intern_tokens", "normalise", "rouge_tokenizer", "token_sequence", "words"]
+__all__ = ["PUNCTUATION", "SACREBLEU_TOKENIZERS", "TOKENIZERS", "WHITESPACE", "check_tokenizer", "codepoints", "codexglue_tokens",
+           "intern_tokens", "normalise", "rouge_tokenizer", "sacrebleu_tokenizer", "token_sequence", "words"]

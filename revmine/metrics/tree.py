@@ -16,8 +16,12 @@ tree, insert the other) both values lie in [0, 1]; identical trees have distance
 The trees (what a user should know to read a value):
 
 * Parser: javalang (the design card's parser), the method wrapped in ``class Dummy { ... }``; the tree's
-  root is the method (or constructor) declaration, the wrapper is not counted. Input that is not exactly
-  one method or constructor does not parse. javalang takes about 1 ms a method (half of it lexing) and is
+  root is the method (or constructor) declaration, the wrapper is not counted. With ``wrap=True``
+  (default, ``wrap:stmt+expr``) input that is not one method is read next as a bare statement list
+  (inside ``void wrapped() { ... }``; the tree's root is a ``Statements`` node over the statements), then
+  as a bare expression (``return ...;``; the root is the expression); a valid method reads the same
+  either way. Anything else does not parse (``wrap=False``: anything but one method or constructor).
+  :func:`parse_code` is this reading, shared with GVED (:mod:`revmine.metrics.graph`). javalang takes about 1 ms a method (half of it lexing) and is
   most of the run time, yet the metric stays above 1,000 pairs/s once each distinct string is parsed only
   once, so tree-sitter was not needed (it would also *accept* broken code by inserting ERROR nodes,
   hiding what the fallback makes visible).
@@ -45,6 +49,9 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
   trees (a root with one leaf per token: javalang's tokens, or whitespace-separated ones if the text does
   not even lex), so the value degrades to a token-level edit similarity normalised the same way. Rows
   scored like this are flagged in ``sentence_details(...).fallback``.
+* ``fallback="sed"`` (``fallback:sed``): RUBY's own last resort, its string level: the row gets the token
+  edit distance over the longer side, ``sed(normalize=max)`` on whitespace tokens (one minus it for
+  ``treed_sim``), flagged the same way.
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
 compiled (numba), 0.1-0.2 ms for two 40-node trees; about 1,100 pairs/s end to end on the k=10 file, see
@@ -66,13 +73,22 @@ from javalang.ast import Node
 
 from ._ted import PostorderTree, tree_edit_distance
 from .base import Metric, check_lengths
+from .edit import SED
 from .tokens import token_sequence
 
-Fallback = Literal["nan", "tokens"]
+Fallback = Literal["nan", "tokens", "sed"]
 LabelTree = tuple  # (label, (child, ...)): the nested form method_tree returns
 
 _WRAPPER_OPEN = (jtok.Keyword("class"), jtok.Identifier("Dummy"), jtok.Separator("{"))
 _WRAPPER_CLOSE = (jtok.Separator("}"),)
+_BODY_OPEN = (*_WRAPPER_OPEN, jtok.Keyword("void"), jtok.Identifier("wrapped"), jtok.Separator("("),
+              jtok.Separator(")"), jtok.Separator("{"))
+_BODY_CLOSE = (jtok.Separator("}"), *_WRAPPER_CLOSE)
+#: (kind, tokens before, tokens after): how parse_code tries to read a text, in this order
+_READINGS = (("method", _WRAPPER_OPEN, _WRAPPER_CLOSE),
+             ("statements", _BODY_OPEN, _BODY_CLOSE),
+             ("expression", (*_BODY_OPEN, jtok.Keyword("return")), (jtok.Separator(";"), *_BODY_CLOSE)))
+_STATEMENTS_ROOT = "Statements"
 # Operators src2abs's Java 7 lexer prints as two tokens; no valid Java has these pairs of tokens in a row.
 _MERGE = {("-", ">"): "->", (":", ":"): "::", ("<", "<"): "<<"}
 _ABSTRACT_ANNOTATION = re.compile(r"ANNOTATION_\d+")
@@ -127,11 +143,12 @@ class TreeEditDistance(Metric):
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
 
-    def __init__(self, fallback: Fallback = "nan", repair: bool = True):
-        if fallback not in ("nan", "tokens"):
-            raise ValueError(f"fallback must be 'nan' or 'tokens', not {fallback!r}")
+    def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True):
+        if fallback not in ("nan", "tokens", "sed"):
+            raise ValueError(f"fallback must be 'nan', 'tokens' or 'sed', not {fallback!r}")
         self.fallback = fallback
         self.repair = repair
+        self.wrap = wrap
 
     def settings(self) -> dict[str, object]:
         return {
@@ -140,6 +157,7 @@ class TreeEditDistance(Metric):
             "cost": "unit",
             "norm": "sum",
             "repair": "src2abs" if self.repair else "none",
+            "wrap": "stmt+expr" if self.wrap else "none",
             "fallback": self.fallback,
         }
 
@@ -172,11 +190,11 @@ class TreeEditDistance(Metric):
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
             for text in (hyp, ref):
                 if text not in codes:
-                    codes[text] = _parse(text, self.repair)
+                    codes[text] = _parse(text, self.repair, self.wrap)
             hyp_parsed[row] = codes[hyp].ast is not None
             ref_parsed[row] = codes[ref].ast is not None
             flat = not (hyp_parsed[row] and ref_parsed[row])
-            if flat and self.fallback == "nan":
+            if flat and self.fallback != "tokens":
                 continue
             if (hyp, ref) not in done:
                 t1, t2 = tree(hyp, flat), tree(ref, flat)
@@ -184,7 +202,10 @@ class TreeEditDistance(Metric):
                 done[hyp, ref] = (distance, t1.size, t2.size)
             ted[row], hyp_nodes[row], ref_nodes[row] = done[hyp, ref]
         with np.errstate(invalid="ignore"):  # 0 / 0 on the NaN rows
-            score = self._from_distance(ted / (hyp_nodes + ref_nodes))
+            normalised = ted / (hyp_nodes + ref_nodes)
+        if self.fallback == "sed":
+            normalised = sed_fallback(normalised, hyp_parsed & ref_parsed, hypotheses, references)
+        score = self._from_distance(normalised)
         return TreeScores(score, ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed)
 
     @staticmethod
@@ -203,45 +224,95 @@ class TreeEditSimilarity(TreeEditDistance):
         return 1.0 - normalised
 
 
-def method_tree(code: str, repair: bool = True) -> LabelTree | None:
+def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequence[str],
+                 references: Sequence[str]) -> np.ndarray:
+    """``normalised`` with the rows that did not parse replaced by SED normalised by the longer side
+    (``sed(normalize=max)``, whitespace tokens): RUBY's string level, its last resort (TREED and GVED)."""
+    rows = np.flatnonzero(~parsed)
+    out = normalised.copy()
+    if rows.size:
+        out[rows] = SED(normalize="max").sentence_scores([hypotheses[i] for i in rows], [references[i] for i in rows])
+    return out
+
+
+def method_tree(code: str, repair: bool = True, wrap: bool = True) -> LabelTree | None:
     """The labelled AST TREED compares, as nested ``(label, children)`` tuples; None when it does not parse.
 
     For inspecting a surprising score, or feeding another TED implementation the very same tree.
     """
-    ast = _parse(code, repair).ast
-    if ast is None:
-        return None
+    ast = _parse(code, repair, wrap).ast
+    return None if ast is None else nested(ast.labels, ast.leftmost)[0]
+
+
+def nested(labels: Sequence[str], leftmost: Sequence[int]) -> list[LabelTree]:
+    """Postorder labels and leftmost leaves (as :func:`_walk` appends them) as nested ``(label, children)``
+    tuples: one per root (a forest when the walk covered several values)."""
     stack: list[LabelTree] = []
     starts: list[int] = []
-    for label, first in zip(ast.labels, ast.leftmost):  # postorder: a node's children are the open subtrees
-        split = len(starts)                                # that start at or after its leftmost leaf
+    for label, first in zip(labels, leftmost):  # postorder: a node's children are the open subtrees
+        split = len(starts)                     # that start at or after its leftmost leaf
         while split and starts[split - 1] >= first:
             split -= 1
         node = (label, tuple(stack[split:]))
         del stack[split:], starts[split:]
         stack.append(node)
         starts.append(first)
-    return stack[0]
+    return stack
 
 
-def _parse(code: str, repair: bool) -> _Code:
+@dataclass(frozen=True)
+class ParsedCode:
+    """What :func:`parse_code` read: ``kind`` is ``method`` (a method or constructor declaration),
+    ``statements`` (a list of statements) or ``expression`` (one expression); ``node`` is the javalang
+    declaration, the list, or the expression. Shared by TREED and GVED, so both read code alike."""
+
+    kind: Literal["method", "statements", "expression"]
+    node: object
+
+
+def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[ParsedCode | None, list[str]]:
+    """Parse one method; with ``wrap``, else a bare statement list, else a bare expression.
+
+    Returns the parse (None when the text is none of these) and the text's tokens (javalang's, or
+    whitespace-separated when it does not even lex), which the token fallback needs. Each reading is the
+    tokens inside a wrapper (module docstring); the first that parses whole wins, so valid methods read
+    exactly as without ``wrap``.
+    """
     try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
         tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
     except (jtok.LexerError, TypeError, IndexError):
-        return _Code(None, token_sequence(code, "space"))
+        return None, token_sequence(code, "space")
     if repair:
         tokens = _repair(tokens)
     texts = [token.value for token in tokens]
-    try:
-        unit = jparser.Parser([*_WRAPPER_OPEN, *tokens, *_WRAPPER_CLOSE]).parse()
-    except (jparser.JavaParserBaseException, RecursionError, TypeError):  # javalang's parser raises TypeError
-        return _Code(None, texts)  # when it reads past the end of some truncated inputs (None token)
-    body = unit.types[0].body if len(unit.types) == 1 else []
-    if len(body) != 1 or not isinstance(body[0], (jtree.MethodDeclaration, jtree.ConstructorDeclaration)):
+    readings = _READINGS if wrap else _READINGS[:1]
+    for kind, opening, closing in readings:
+        try:
+            unit = jparser.Parser([*opening, *tokens, *closing]).parse()
+        except (jparser.JavaParserBaseException, RecursionError, TypeError):  # javalang's parser raises
+            continue  # TypeError when it reads past the end of some truncated inputs (None token)
+        body = unit.types[0].body if len(unit.types) == 1 else []
+        if kind == "method":
+            if len(body) == 1 and isinstance(body[0], (jtree.MethodDeclaration, jtree.ConstructorDeclaration)):
+                return ParsedCode(kind, body[0]), texts
+            continue
+        statements = body[0].body
+        if kind == "statements" and statements:
+            return ParsedCode(kind, statements), texts
+        if kind == "expression":
+            return ParsedCode(kind, statements[0].expression), texts
+    return None, texts
+
+
+def _parse(code: str, repair: bool, wrap: bool) -> _Code:
+    parsed, texts = parse_code(code, repair, wrap)
+    if parsed is None:
         return _Code(None, texts)
     labels: list[str] = []
     leftmost: list[int] = []
-    _walk(body[0], "", labels, leftmost)
+    first = _walk(parsed.node, "", labels, leftmost)
+    if parsed.kind == "statements":  # one root over the statements, as the method node is over its body
+        _append(_STATEMENTS_ROOT, first, labels, leftmost)
     return _Code(_Labelled(labels, leftmost), texts)
 
 
