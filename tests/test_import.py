@@ -194,3 +194,14 @@ def test_bad_codereviewer_is_one_line_naming_file_and_row(tmp_path: Path, capsys
     assert _run("import", "codereviewer", tmp_path / name, "--out", tmp_path / "imported") == 2
     assert where in _error(capsys)
     assert not (tmp_path / "imported").exists()
+
+
+def test_published_rows_pass_the_papers_dataset_filters(tufano_dir: Path, tmp_path: Path) -> None:
+    # every published row passed the authors' filters (linked comment, changed, at most 100 tokens, no new
+    # identifier, one comment per method): imported, the filter stage must not remove one of them for those
+    _run("import", "tufano2021", tufano_dir, "--out", tmp_path / "imported")
+    assert _run("filter", "--candidates", tmp_path / "imported" / "candidates.parquet", "--out", tmp_path / "kept") == 0
+    report = pq.read_table(tmp_path / "kept" / "filter_report.parquet").to_pylist()
+    removed = {r["filter"]: (r["removed"], r["ran"]) for r in report if r["source"] == "all" and r["kind"] == "triplet"}
+    for name in ("not_linked", "unchanged", "too_long", "new_identifiers", "multiple_comments"):
+        assert removed[name] == (0, True), name
