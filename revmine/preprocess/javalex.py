@@ -42,13 +42,18 @@ _DIGITS = r"[0-9](?:[0-9_]*[0-9])?"
 _HEX = r"[0-9a-fA-F](?:[0-9a-fA-F_]*[0-9a-fA-F])?"
 _EXP = rf"[eE][+-]?{_DIGITS}"
 _ESCAPE = r"\\(?:[btnfr\"'\\]|[0-7]{1,3}|u[0-9a-fA-F]{4})"
+_BAD_ESCAPE = r"(?:\\(?:u[0-9a-fA-F]{0,3})?)"
 
 
 def _token_pattern(identifier: str) -> re.Pattern[str]:
-    """Leading whitespace, then one token in one of seven numbered groups (see ``_GROUP_KINDS``).
+    """Leading whitespace, then one token in one of seven numbered groups (see ``_GROUP_KINDS``), or in the
+    eighth what the lexer drops when nothing else matches.
 
     Alternatives are ordered so that Python's first match is the lexer's longest match: numbers before
     the operators that start with a dot (``.5`` is a float), the rest by their distinct first characters.
+    The dropped span is one character, or a literal that cannot be completed up to and including the
+    character where it fails, as ANTLR recovers: its longest valid prefix, a backslash (and a partial
+    unicode escape) that starts a bad escape, then one more character.
     """
     return re.compile(
         rf"""
@@ -65,21 +70,20 @@ def _token_pattern(identifier: str) -> re.Pattern[str]:
       | ("(?:[^"\\]|{_ESCAPE})*")
       | ('(?:[^'\\]|{_ESCAPE})')
       | (\.\.\.|\.)
+      | ("(?:[^"\\]|{_ESCAPE})*{_BAD_ESCAPE}?[\s\S]?
+          | '(?:[^'\\]|{_ESCAPE})?{_BAD_ESCAPE}?[\s\S]?
+          | [^ \t\r\n\f])
         )
         """,
         re.VERBOSE,
     )
 
 
-_GROUP_KINDS = (None, IDENT, OP, FLOAT, INT, STRING, CHAR, OP)
+_DROPPED = "dropped"
+_GROUP_KINDS = (None, IDENT, OP, FLOAT, INT, STRING, CHAR, OP, _DROPPED)
 # Most sources are ASCII; their identifiers match a plain character class, which is faster.
 _TOKEN_ASCII = _token_pattern(r"[A-Za-z$_][A-Za-z0-9$_]*")
 _TOKEN_UNICODE = _token_pattern(r"(?:[A-Za-z$_]|[^\x00-\xff\W])(?:[A-Za-z0-9$_]|[^\x00-\xff\W])*")
-_WHITESPACE = re.compile(r"[ \t\r\n\f]*")
-# How far a literal that cannot be completed gets before the lexer gives up on it.
-_STRING_PREFIX = re.compile(rf"\"(?:[^\"\\]|{_ESCAPE})*")
-_CHAR_PREFIX = re.compile(rf"'(?:[^'\\]|{_ESCAPE})?")
-_BAD_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 
 
 class Token(NamedTuple):
@@ -95,38 +99,20 @@ def tokenize(code: str) -> tuple[list[Token], bool]:
     tokens: list[Token] = []
     append = tokens.append
     new = tuple.__new__  # builds a Token without the NamedTuple constructor's overhead
-    match = (_TOKEN_ASCII if code.isascii() else _TOKEN_UNICODE).match
     kinds = _GROUP_KINDS
-    pos, end, dropped = 0, len(code), False
-    while pos < end:
-        m = match(code, pos)
-        if m is None:
-            pos = _WHITESPACE.match(code, pos).end()
-            if pos < end:
-                dropped = True
-                pos = _skip_error(code, pos)
-            continue
+    dropped = False
+    # Every character is in a match (whitespace before a token, or the token), except trailing whitespace.
+    for m in (_TOKEN_ASCII if code.isascii() else _TOKEN_UNICODE).finditer(code):
         group = m.lastindex
         kind = kinds[group]
         text = m.group(group)
-        start = m.start(group)
         if kind == IDENT:
             if text in KEYWORDS:
                 kind = KEYWORD
             elif text in VERBATIM_LITERALS:
                 kind = LITERAL
-        append(new(Token, (kind, text, start)))
-        pos = m.end()
+        elif kind is _DROPPED:
+            dropped = True
+            continue
+        append(new(Token, (kind, text, m.start(group))))
     return tokens, dropped
-
-
-def _skip_error(code: str, pos: int) -> int:
-    """Where lexing resumes after a failure at ``pos``: past the failed literal and the offending character."""
-    prefix = {'"': _STRING_PREFIX, "'": _CHAR_PREFIX}.get(code[pos])
-    if prefix is None:
-        return pos + 1
-    fail = prefix.match(code, pos).end()
-    bad = _BAD_ESCAPE.match(code, fail)  # a backslash (and a partial unicode escape) is consumed before failing
-    if bad:
-        fail = bad.end()
-    return min(fail + 1, len(code))
