@@ -61,6 +61,7 @@ compiled (numba), 0.1-0.2 ms for two 40-node trees; about 1,100 pairs/s end to e
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import ClassVar, Literal, Sequence
@@ -77,6 +78,7 @@ from .edit import SED
 from .tokens import token_sequence
 
 Fallback = Literal["nan", "tokens", "sed"]
+ParserName = Literal["tree-sitter", "javalang"]
 LabelTree = tuple  # (label, (child, ...)): the nested form method_tree returns
 
 _WRAPPER_OPEN = (jtok.Keyword("class"), jtok.Identifier("Dummy"), jtok.Separator("{"))
@@ -106,10 +108,11 @@ class _Labelled:
 
 @dataclass(frozen=True)
 class _Code:
-    """One distinct input string: its AST (None when it does not parse) and its tokens for the fallback."""
+    """One distinct input string: its AST (None when it does not parse) and its tokens for the fallback
+    (None: not lexed yet, the tree-sitter reading lexes only when the token fallback needs them)."""
 
     ast: _Labelled | None
-    tokens: list[str]
+    tokens: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -143,16 +146,20 @@ class TreeEditDistance(Metric):
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
 
-    def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True):
+    def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True,
+                 parser: ParserName = "tree-sitter"):
         if fallback not in ("nan", "tokens", "sed"):
             raise ValueError(f"fallback must be 'nan', 'tokens' or 'sed', not {fallback!r}")
+        if parser not in ("tree-sitter", "javalang"):
+            raise ValueError(f"parser must be 'tree-sitter' or 'javalang', not {parser!r}")
         self.fallback = fallback
         self.repair = repair
         self.wrap = wrap
+        self.parser = parser
 
     def settings(self) -> dict[str, object]:
         return {
-            "parser": f"javalang-{version('javalang')}",
+            "parser": parser_version(self.parser),
             "labels": "type+leaf",
             "cost": "unit",
             "norm": "sum",
@@ -182,6 +189,8 @@ class TreeEditDistance(Metric):
             key = (text, flat)
             if key not in interned:
                 code = codes[text]
+                if flat and code.tokens is None:
+                    code = codes[text] = _Code(code.ast, lex(text, self.repair))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
                 ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
                 interned[key] = PostorderTree.build(ids, labelled.leftmost)
@@ -190,7 +199,7 @@ class TreeEditDistance(Metric):
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
             for text in (hyp, ref):
                 if text not in codes:
-                    codes[text] = _parse(text, self.repair, self.wrap)
+                    codes[text] = _parse(text, self.repair, self.wrap, self.parser)
             hyp_parsed[row] = codes[hyp].ast is not None
             ref_parsed[row] = codes[ref].ast is not None
             flat = not (hyp_parsed[row] and ref_parsed[row])
@@ -235,12 +244,13 @@ def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequenc
     return out
 
 
-def method_tree(code: str, repair: bool = True, wrap: bool = True) -> LabelTree | None:
+def method_tree(code: str, repair: bool = True, wrap: bool = True,
+                parser: ParserName = "tree-sitter") -> LabelTree | None:
     """The labelled AST TREED compares, as nested ``(label, children)`` tuples; None when it does not parse.
 
     For inspecting a surprising score, or feeding another TED implementation the very same tree.
     """
-    ast = _parse(code, repair, wrap).ast
+    ast = _parse(code, repair, wrap, parser).ast
     return None if ast is None else nested(ast.labels, ast.leftmost)[0]
 
 
@@ -278,12 +288,9 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
     tokens inside a wrapper (module docstring); the first that parses whole wins, so valid methods read
     exactly as without ``wrap``.
     """
-    try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
-        tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
-    except (jtok.LexerError, TypeError, IndexError):
+    tokens = _lex(code, repair)
+    if tokens is None:
         return None, token_sequence(code, "space")
-    if repair:
-        tokens = _repair(tokens)
     texts = [token.value for token in tokens]
     readings = _READINGS if wrap else _READINGS[:1]
     for kind, opening, closing in readings:
@@ -304,7 +311,30 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
     return None, texts
 
 
-def _parse(code: str, repair: bool, wrap: bool) -> _Code:
+def lex(code: str, repair: bool = True) -> list[str]:
+    """The tokens the token fallback compares: javalang's (repaired), or whitespace-separated ones when
+    the text does not even lex. The same under either parser, so ``fallback:tokens`` values do not
+    depend on the parser."""
+    tokens = _lex(code, repair)
+    return token_sequence(code, "space") if tokens is None else [token.value for token in tokens]
+
+
+def _lex(code: str, repair: bool) -> list[jtok.JavaToken] | None:
+    try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
+        tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
+    except (jtok.LexerError, TypeError, IndexError):
+        return None
+    return _repair(tokens) if repair else tokens
+
+
+def parser_version(parser: ParserName) -> str:
+    """The signature's ``parser`` value: the parser and the version of its Java grammar package."""
+    return f"tree-sitter-java-{version('tree-sitter-java')}" if parser == "tree-sitter" else f"javalang-{version('javalang')}"
+
+
+def _parse(code: str, repair: bool, wrap: bool, parser: ParserName) -> _Code:
+    if parser == "tree-sitter":
+        return _Code(_sitter_tree(code, repair, wrap), None)
     parsed, texts = parse_code(code, repair, wrap)
     if parsed is None:
         return _Code(None, texts)
@@ -367,3 +397,116 @@ def _flat_tree(tokens: list[str]) -> _Labelled:
     """The fallback tree: one leaf per token under a root, so TED reduces to token edit distance."""
     labels = [f"token:{token}" for token in tokens] + [_FLAT_ROOT]
     return _Labelled(labels, list(range(len(tokens))) + [0])
+
+
+# --- the tree-sitter reading (module docstring) ----------------------------------------------------------
+
+#: (kind, text before, text after), as _READINGS; newlines so that a trailing // comment ends before the wrapper
+_SITTER_READINGS = (("method", b"class _ {\n", b"\n}"),
+                    ("statements", b"class _ { void wrapped() {\n", b"\n} }"),
+                    ("expression", b"class _ { void wrapped() { return\n", b"\n; } }"))
+#: Node types whose anonymous tokens tell trees apart (operators, modifier and primitive-type keywords);
+#: every other anonymous token (punctuation, `if`, `return`...) is implied by its parent's type.
+_SITTER_VARYING = frozenset({"binary_expression", "assignment_expression", "unary_expression",
+                             "update_expression", "modifiers", "integral_type", "floating_point_type"})
+#: Literals tree-sitter splits into quotes and fragments: one leaf, as one token.
+_SITTER_ATOMIC = frozenset({"string_literal", "character_literal"})
+_SITTER_COMMENTS = frozenset({"line_comment", "block_comment"})
+_SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
+# The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
+# look-behinds keep `i -- > 0` (tokens `--` `>`) and `@ANNOTATION_1` as they are.
+_SITTER_REPAIR = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|(?<!-)-\s+>|(?<!:):\s+:|(?<!<)<\s+<"""
+                            r"|(?<![@\w$])(?<!@ )ANNOTATION_\d+(?![\w$])")
+_SITTER_SKIPPED = re.compile(r'''"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*[\s\S]*?\*/''')
+_SITTER_SUSPECT = re.compile(r"[-:<]\s+[>:<]|ANNOTATION_")  # a quick test before the full repair
+_SITTER_PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
+
+
+def _sitter_repaired(match: re.Match[str]) -> str:
+    text = match.group(0)
+    if text[0] in "\"'":
+        return text
+    if text.startswith("ANNOTATION_"):
+        return "@" + text
+    return text[0] + text[-1]
+
+
+def _sitter_parser() -> object:
+    parser = getattr(_SITTER_PARSERS, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_java
+        parser = _SITTER_PARSERS.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+    return parser
+
+
+def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
+    """The labelled tree of ``code`` read by tree-sitter-java, or None when no reading parses without
+    ERROR or MISSING nodes (tree-sitter always returns a tree; a recovered one counts as not parsed)."""
+    if repair and _SITTER_SUSPECT.search(code):
+        code = _SITTER_REPAIR.sub(_sitter_repaired, code)
+    body = code.encode("utf-8")
+    parser = _sitter_parser()
+    for kind, opening, closing in _SITTER_READINGS if wrap else _SITTER_READINGS[:1]:
+        if kind == "statements" and not _balanced(code):
+            return None  # every wrapper is balanced, so no other reading can parse (saves two parses)
+        source = opening + body + closing
+        root = parser.parse(source).root_node
+        if root.has_error:
+            continue
+        members = _sitter_named(root.named_children[0].child_by_field_name("body"))
+        if kind == "method":
+            if len(members) == 1 and members[0].type in _SITTER_METHODS:
+                nodes = members
+            else:
+                continue
+        else:
+            statements = _sitter_named(members[0].child_by_field_name("body"))
+            if kind == "statements" and not statements or kind == "expression" and len(statements) != 1:
+                continue  # (`a ; b` is not one expression, though `return a ; b ;` parses)
+            nodes = statements if kind == "statements" else _sitter_named(statements[0])
+        labels: list[str] = []
+        leftmost: list[int] = []
+        try:  # the statements hang from a Statements root, as the method's body from the method node
+            _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost)
+        except RecursionError:  # thousands of nested expressions: as javalang, not read
+            return None
+        if kind != "statements":  # one node: drop the Statements root again
+            labels.pop(), leftmost.pop()
+        return _Labelled(labels, leftmost)
+    return None
+
+
+def _balanced(code: str) -> bool:
+    """Whether ``code`` has as many ``(``, ``{``, ``[`` as ``)``, ``}``, ``]`` outside literals and comments:
+    true of every piece of Java, and false of most cut-off predictions."""
+    code = _SITTER_SKIPPED.sub(" ", code)
+    return all(code.count(a) == code.count(b) for a, b in ("()", "{}", "[]"))
+
+
+def _sitter_named(node: object) -> list:
+    return [child for child in node.named_children if child.type not in _SITTER_COMMENTS]
+
+
+def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int]) -> int:
+    """Append in postorder a node labelled ``kind`` over the kept ``children`` (tree-sitter nodes: named
+    ones, and the anonymous tokens of ``_SITTER_VARYING`` types) and their subtrees; return the postorder
+    number of its leftmost leaf. Tokens are appended inline: this runs for every node of every distinct
+    string, the cost that matters besides parsing."""
+    varying = kind in _SITTER_VARYING
+    first = -1
+    for child in children:
+        if not ((child.type not in _SITTER_COMMENTS) if child.is_named else varying):
+            continue
+        if child.child_count and child.type not in _SITTER_ATOMIC:
+            leaf = _sitter_walk(child.type, child.children, source, labels, leftmost)
+        else:  # a token: labelled by its text
+            leaf = len(labels)
+            labels.append(source[child.start_byte:child.end_byte].decode("utf-8"))
+            leftmost.append(leaf)
+        if first < 0:
+            first = leaf
+    number = len(labels)
+    labels.append(kind)
+    leftmost.append(number if first < 0 else first)
+    return leftmost[number]
