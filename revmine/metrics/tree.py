@@ -13,31 +13,59 @@ tree edit distance with unit costs (delete, insert and rename each cost 1; Zhang
 tree, insert the other) both values lie in [0, 1]; identical trees have distance 0. Dividing by the sum
 (RUBY) rather than the larger size (TSED, Song et al. 2024) needs no clipping at 0.
 
-The trees (what a user should know to read a value):
+The trees (what a user should know to read a value). RUBY's paper names no parser, so the parser is a
+choice, a setting recorded in the signature: ``parser="tree-sitter"`` (default, ``parser:tree-sitter-java-
+<version>``) or ``parser="javalang"`` (``parser:javalang-<version>``, the design card's first choice and
+GVED's reader). Values under the two are not comparable (see "Parsers compared" below).
 
-* Parser: javalang (the design card's parser), the method wrapped in ``class Dummy { ... }``; the tree's
-  root is the method (or constructor) declaration, the wrapper is not counted. With ``wrap=True``
-  (default, ``wrap:stmt+expr``) input that is not one method is read next as a bare statement list
-  (inside ``void wrapped() { ... }``; the tree's root is a ``Statements`` node over the statements), then
-  as a bare expression (``return ...;``; the root is the expression); a valid method reads the same
-  either way. Anything else does not parse (``wrap=False``: anything but one method or constructor).
-  :func:`parse_code` is this reading, shared with GVED (:mod:`revmine.metrics.graph`). javalang takes about 1 ms a method (half of it lexing) and is
-  most of the run time, yet the metric stays above 1,000 pairs/s once each distinct string is parsed only
-  once, so tree-sitter was not needed (it would also *accept* broken code by inserting ERROR nodes,
-  hiding what the fallback makes visible).
-* Labels: an inner node is labelled with its javalang type (``MethodInvocation``, ``IfStatement``...).
-  Every non-empty string attribute becomes a leaf child labelled ``role:value``, where the role is the
-  javalang attribute: identifiers (``member:add``, ``qualifier:VAR_2``, ``name:METHOD_1``), literals
-  (``value:STRING_1``), operators (``operator:==``, ``prefix_operators:!``, ``type:+=`` for an
-  assignment), modifiers (``modifiers:public``, sorted, javalang keeps them as a set), thrown types. A
-  true flag becomes a leaf labelled with its role (``varargs``), an array dimension a ``dimensions`` leaf.
-  Leaves appear in javalang's attribute order. Javadoc is ignored; an AST has no parentheses (``(a)`` and
-  ``a`` are one tree, precedence is in the shape). So renaming one identifier costs 1,
-  replacing ``a.b()`` by ``c.b()`` costs 1, and deleting a statement costs the size of its subtree.
+* Reading: the method is parsed inside a wrapper class; the tree's root is the method (or constructor)
+  declaration, the wrapper is not counted. With ``wrap=True`` (default, ``wrap:stmt+expr``) input that is
+  not one method is read next as a bare statement list (inside ``void wrapped() { ... }``; the root is a
+  ``Statements`` node over the statements), then as one bare expression (``return ...;``; the root is the
+  expression); a valid method reads the same either way. Anything else does not parse (``wrap=False``:
+  anything but one method or constructor). The same three readings under both parsers
+  (:func:`parse_code` is javalang's, shared with GVED, :mod:`revmine.metrics.graph`).
+* tree-sitter labels: the tree is tree-sitter-java's *abstract* syntax, its named nodes: an inner node is
+  labelled with its node type (``method_invocation``, ``if_statement``, ``argument_list``...), a leaf (a
+  named token, or a string/character literal as one token) with its text (``VAR_1``, ``add``, ``"s"``,
+  ``this``, ``void``). Punctuation and keywords are anonymous tokens implied by their parent's type and are
+  left out, except where they tell trees apart: the operator of a binary, assignment, unary or update
+  expression (``binary_expression(a, +, 1)``), the keywords of ``modifiers`` and of primitive types
+  (``integral_type(int)``) are leaves in source order. Comments are left out. So ``void m() { a.add(b); }``
+  is ``method_declaration(void, m, formal_parameters, block(expression_statement(method_invocation(a, add,
+  argument_list(b)))))``, 11 nodes; renaming one identifier costs 1, changing ``+`` to ``-`` costs 1.
+  A parse with ERROR or MISSING nodes counts as not parsed: tree-sitter recovers from any input, which would
+  hide broken code that the fallback makes visible.
+* javalang labels: an inner node is labelled with its javalang type (``MethodInvocation``,
+  ``IfStatement``...). Every non-empty string attribute becomes a leaf child labelled ``role:value``,
+  where the role is the javalang attribute: identifiers (``member:add``, ``qualifier:VAR_2``,
+  ``name:METHOD_1``), literals (``value:STRING_1``), operators (``operator:==``, ``prefix_operators:!``,
+  ``type:+=`` for an assignment), modifiers (``modifiers:public``, sorted, javalang keeps them as a set),
+  thrown types. A true flag becomes a leaf labelled with its role (``varargs``), an array dimension a
+  ``dimensions`` leaf. Leaves appear in javalang's attribute order. Javadoc is ignored. The same method
+  is ``MethodDeclaration(name:m, StatementExpression(MethodInvocation(qualifier:a, MemberReference(member:b),
+  member:add)))``, 8 nodes.
+* Under both, an AST has no parentheses (``(a)`` and ``a`` differ only by tree-sitter's
+  ``parenthesized_expression`` node; precedence is in the shape) and deleting a statement costs the size
+  of its subtree.
 * Repair of src2abs artefacts (``repair:src2abs``, on by default): Tufano et al.'s abstraction prints
   ``->``, ``::`` and ``<<`` as two tokens (``- >``) and drops the ``@`` of abstracted annotations
   (``ANNOTATION_1``). Neither is valid Java, so these are rejoined / restored before parsing (on the
-  2021 test split this takes unparsable references from 125 to 4 of 1,706). No valid Java changes.
+  2021 test split this takes unparsable references from 125 to 3 of 1,706 under javalang, 7 under
+  tree-sitter); javalang's
+  tokens are repaired, for tree-sitter the text outside string and character literals. No valid Java
+  changes. A shift printed ``> >`` is not repaired (it cannot be told from two closing type arguments by
+  the text): javalang's parser reads it as a shift, tree-sitter does not.
+
+Parsers compared, on the 17,190 pairs of the k=10 predictions of Tufano et al. 2021 (``benchmarks/
+bench_treed.py``): tree-sitter reads 1,699 of the 1,706 distinct references and 13,175 of the 16,559
+distinct predictions, javalang 1,703 and 13,251; both sides parse in 13,761 rows under tree-sitter and
+13,867 under javalang. Where only javalang reads the code, javalang is lenient rather than tree-sitter
+strict: a shift printed ``> >`` (5 references), ``f() -> x`` (a call as lambda parameter) and
+``this(...)`` inside a method, which are not Java. On the 13,753 rows both parsers score, the scores
+correlate (Pearson r 0.974) and tree-sitter's ``treed_sim`` is higher by 0.018 on average (0.806 vs
+0.787; mean absolute difference 0.030): its trees have more nodes that rarely change (``block``,
+``argument_list``, ``expression_statement``...). Compare values only under one signature.
 
 Fallback, for code that does not parse (NMT predictions are often cut mid-method or unbalanced: about a
 fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even after repair):
@@ -54,8 +82,11 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
   ``treed_sim``), flagged the same way.
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
-compiled (numba), 0.1-0.2 ms for two 40-node trees; about 1,100 pairs/s end to end on the k=10 file, see
-``benchmarks/bench_treed.py``.
+compiled (numba), 0.1-0.2 ms for two 40-node trees. tree-sitter parses a method more than 10x faster than
+javalang, so end to end TREED runs at about 6,800 pairs per CPU-second on the k=10 file under tree-sitter
+against 2,650 under javalang (2.6-2.9x in the same run; on the shared 2-core machine the wall-clock
+medians were lower for both, see ``benchmarks/bench_treed.py``). Under tree-sitter the time is spent in
+roughly equal parts parsing, building the labelled trees (Python, one step per kept node) and TED.
 """
 
 from __future__ import annotations
@@ -141,7 +172,8 @@ class TreeScores:
 
 
 class TreeEditDistance(Metric):
-    """TED / (|T_h| + |T_r|) over javalang ASTs, in [0, 1], lower is better (see the module docstring)."""
+    """TED / (|T_h| + |T_r|) over Java ASTs (tree-sitter-java's, or javalang's with ``parser="javalang"``), in
+    [0, 1], lower is better (see the module docstring)."""
 
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
@@ -190,7 +222,7 @@ class TreeEditDistance(Metric):
             if key not in interned:
                 code = codes[text]
                 if flat and code.tokens is None:
-                    code = codes[text] = _Code(code.ast, lex(text, self.repair))
+                    code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
                 ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
                 interned[key] = PostorderTree.build(ids, labelled.leftmost)
@@ -311,7 +343,7 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
     return None, texts
 
 
-def lex(code: str, repair: bool = True) -> list[str]:
+def _fallback_tokens(code: str, repair: bool) -> list[str]:
     """The tokens the token fallback compares: javalang's (repaired), or whitespace-separated ones when
     the text does not even lex. The same under either parser, so ``fallback:tokens`` values do not
     depend on the parser."""
@@ -489,17 +521,17 @@ def _sitter_named(node: object) -> list:
 
 
 def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int]) -> int:
-    """Append in postorder a node labelled ``kind`` over the kept ``children`` (tree-sitter nodes: named
-    ones, and the anonymous tokens of ``_SITTER_VARYING`` types) and their subtrees; return the postorder
-    number of its leftmost leaf. Tokens are appended inline: this runs for every node of every distinct
-    string, the cost that matters besides parsing."""
-    varying = kind in _SITTER_VARYING
+    """Append in postorder a node labelled ``kind`` over ``children`` (tree-sitter nodes: the node's named
+    children, or all its children for ``_SITTER_VARYING`` types) and their subtrees, comments left out;
+    return the postorder number of its leftmost leaf. Tokens are appended inline: this runs for every
+    node of every distinct string, the cost that matters besides parsing."""
     first = -1
     for child in children:
-        if not ((child.type not in _SITTER_COMMENTS) if child.is_named else varying):
+        if child.is_extra:  # a comment
             continue
-        if child.child_count and child.type not in _SITTER_ATOMIC:
-            leaf = _sitter_walk(child.type, child.children, source, labels, leftmost)
+        if child.child_count and (child_kind := child.type) not in _SITTER_ATOMIC:
+            leaf = _sitter_walk(child_kind, child.children if child_kind in _SITTER_VARYING else child.named_children,
+                                source, labels, leftmost)
         else:  # a token: labelled by its text
             leaf = len(labels)
             labels.append(source[child.start_byte:child.end_byte].decode("utf-8"))
