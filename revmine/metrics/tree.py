@@ -83,9 +83,10 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
 compiled (numba), 0.1-0.2 ms for two 40-node trees. tree-sitter parses a method more than 10x faster than
-javalang, so end to end TREED runs at about 6,800 pairs per CPU-second on the k=10 file under tree-sitter
-against 2,650 under javalang (2.6-2.9x in the same run; on the shared 2-core machine the wall-clock
-medians were lower for both, see ``benchmarks/bench_treed.py``). Under tree-sitter the time is spent in
+javalang, so end to end TREED runs at about 6,500 pairs per CPU-second on the k=10 file under tree-sitter
+against 2,600 under javalang (medians of 5 runs in one process, spreads 6,239-6,999 and 2,518-2,728;
+``benchmarks/bench_treed.py``). Wall-clock rates are lower on a loaded machine (1,361 and 1,091 pairs/s
+with ~8 processes sharing its 2 cores). Under tree-sitter the time is spent in
 roughly equal parts parsing, building the labelled trees (Python, one step per kept node) and TED.
 """
 
@@ -443,7 +444,6 @@ _SITTER_VARYING = frozenset({"binary_expression", "assignment_expression", "unar
                              "update_expression", "modifiers", "integral_type", "floating_point_type"})
 #: Literals tree-sitter splits into quotes and fragments: one leaf, as one token.
 _SITTER_ATOMIC = frozenset({"string_literal", "character_literal"})
-_SITTER_COMMENTS = frozenset({"line_comment", "block_comment"})
 _SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 # The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
 # look-behinds keep `i -- > 0` (tokens `--` `>`) and `@ANNOTATION_1` as they are.
@@ -494,7 +494,7 @@ def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
                 continue
         else:
             statements = _sitter_named(members[0].child_by_field_name("body"))
-            if kind == "statements" and not statements or kind == "expression" and len(statements) != 1:
+            if (kind == "statements" and not statements) or (kind == "expression" and len(statements) != 1):
                 continue  # (`a ; b` is not one expression, though `return a ; b ;` parses)
             nodes = statements if kind == "statements" else _sitter_named(statements[0])
         labels: list[str] = []
@@ -517,7 +517,8 @@ def _balanced(code: str) -> bool:
 
 
 def _sitter_named(node: object) -> list:
-    return [child for child in node.named_children if child.type not in _SITTER_COMMENTS]
+    """The named children of ``node`` but comments (tree-sitter's extras; a parse with errors is not read)."""
+    return [child for child in node.named_children if not child.is_extra]
 
 
 def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int]) -> int:
