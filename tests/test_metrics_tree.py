@@ -189,6 +189,14 @@ def test_tree_sitter_wraps_bare_statements_and_expressions():
     assert method_tree("x = a ;", wrap=False) is None and method_tree(REF, wrap=False) == SITTER_REF
 
 
+@pytest.mark.parametrize("parser", ["tree-sitter", "javalang"])
+@pytest.mark.parametrize("code", ["", "   ", "// only a comment", "a ; b"])
+def test_no_code_or_not_one_expression_is_unparsable(code, parser):
+    # `return ;` and `return a ; b ;` parse, yet neither is one expression: no empty tree, no `a` alone
+    assert method_tree(code, parser=parser) is None
+    assert np.isnan(TreeEditSimilarity(parser=parser).score(code, "x"))
+
+
 def test_tree_sitter_parse_failures_are_counted():
     # tree-sitter always returns a tree; one with ERROR or MISSING nodes counts as not parsed, as javalang's failure
     hyps = [REF, "void m ( ) { a . add ( b ) ;", "void m ( ) { a . add ( b ) }", REF, 's = "(" ;']

@@ -339,8 +339,8 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
         statements = body[0].body
         if kind == "statements" and statements:
             return ParsedCode(kind, statements), texts
-        if kind == "expression":
-            return ParsedCode(kind, statements[0].expression), texts
+        if kind == "expression" and len(statements) == 1 and statements[0].expression is not None:
+            return ParsedCode(kind, statements[0].expression), texts  # not `return ;`, not `return a ; b ;`
     return None, texts
 
 
@@ -488,15 +488,14 @@ def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
             continue
         members = _sitter_named(root.named_children[0].child_by_field_name("body"))
         if kind == "method":
-            if len(members) == 1 and members[0].type in _SITTER_METHODS:
-                nodes = members
-            else:
-                continue
+            nodes = members if len(members) == 1 and members[0].type in _SITTER_METHODS else []
         else:
             statements = _sitter_named(members[0].child_by_field_name("body"))
-            if (kind == "statements" and not statements) or (kind == "expression" and len(statements) != 1):
-                continue  # (`a ; b` is not one expression, though `return a ; b ;` parses)
-            nodes = statements if kind == "statements" else _sitter_named(statements[0])
+            if kind == "expression":  # `return ;` has no expression; `a ; b` is not one, though `return a ; b ;` parses
+                statements = _sitter_named(statements[0]) if len(statements) == 1 else []
+            nodes = statements
+        if not nodes:
+            continue
         labels: list[str] = []
         leftmost: list[int] = []
         try:  # the statements hang from a Statements root, as the method's body from the method node
