@@ -1,7 +1,8 @@
 """The ``revmine`` command line: one sub-command per stage.
 
 Errors in the user's input (:class:`revmine.errors.InputError`) are printed as one line naming the file
-and line, with exit status 2; anything else is a bug and keeps its traceback.
+and line, with exit status 2; failures of the outside world (:class:`revmine.errors.OperationError`: network,
+git, disk) as one line with exit status 1; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ def _run_score(args: argparse.Namespace) -> int:
     from .metrics.score import score_file, summary_markdown, write_run
 
     if args.plot and args.out is None:
-        raise SystemExit("--plot needs --out")
+        raise InputError.setting("--plot", "needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        raise SystemExit("--plot needs matplotlib: pip install 'revmine[plots]'")
+        raise InputError.setting("--plot", "needs matplotlib: pip install 'revmine[plots]'")
     run = score_file(args.predictions, args.format, args.refs, args.beam, args.pred_field, args.ref_field,
                      args.id_field, args.profile, args.metrics, args.kind, args.workers,
                      progress=not args.json and sys.stderr.isatty(), ci=args.ci)
@@ -201,7 +202,7 @@ def _run_mine(args: argparse.Namespace) -> int:
                          wait_on_rate_limit=not opt.get("no_wait"))
     if args.job is not None:
         if args.platform:
-            raise SystemExit("give either --job or a platform (gerrit/github), not both")
+            raise InputError.setting("revmine mine", "give either --job or a platform (gerrit/github), not both")
         manifest = run_job(args.job, args.out, options)
     elif args.platform == "gerrit":
         manifest = mine_gerrit(args.url, args.project, args.out, args.since, args.until,
@@ -210,7 +211,7 @@ def _run_mine(args: argparse.Namespace) -> int:
         manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
                                clone_url=args.clone_url, options=options)
     else:
-        raise SystemExit("revmine mine: give --job JOB.toml, or `gerrit ...` or `github ...`")
+        raise InputError.setting("revmine mine", "give --job JOB.toml, or `gerrit ...` or `github ...`")
     json.dump(manifest, sys.stdout, indent=2, default=str)
     print()
     return 0
@@ -270,7 +271,7 @@ def _run_unabstract(args: argparse.Namespace) -> int:
 
 
 # Parsers are built without importing the stages (scikit-learn alone takes a second): choices that live in
-# a stage are checked by the stage, whose ValueError becomes a one-line error.
+# a stage are checked by the stage, whose InputError becomes a one-line error.
 def _add_classifier(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("classifier", help="train or evaluate the noise-comment classifier on your labels")
     actions = p.add_subparsers(dest="action", required=True)
@@ -386,7 +387,7 @@ def _run_split(args: argparse.Namespace) -> int:
     try:
         fractions = tuple(float(f) for f in args.fractions.split(","))
     except ValueError:
-        raise SystemExit(f"--fractions: expected three numbers, got {args.fractions!r}")
+        raise InputError.setting("--fractions", f"expected three numbers, got {args.fractions!r}") from None
     result = split_dataset(args.dataset, args.out, SplitOptions(strategy=args.strategy, fractions=fractions,
                                                                   seed=args.seed, rounds=args.rounds))
     json.dump(result, sys.stdout, indent=2, default=str)
@@ -442,6 +443,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     from .textio import read_lines
 
     baseline, system = read_lines(args.baseline), read_lines(args.system)
+    if not baseline:
+        raise InputError(args.baseline, "no hypotheses: the file is empty")
     if len(system) != len(baseline):
         raise InputError(args.system, f"{len(system)} lines but the baseline {args.baseline} has {len(baseline)}")
     streams = [read_lines(path) for path in args.refs]
@@ -477,16 +480,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _resumable(out: Path) -> bool:
+    """A failed run or mine that checkpointed progress keeps its output folder, to resume from it (a run's
+    mining checkpoints are in ``mined/state``)."""
+    return (out / "run.json").exists() or any(out.glob("state/*.json")) or any(out.glob("*/state/*.json"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command; user errors and failures of the outside world are one line (REVMINE_DEBUG=1: traceback)."""
     args = build_parser().parse_args(argv)
+    from .staging import command_output  # after parsing: --help and bad options need no pyarrow
+
     try:
-        return args.func(args)
-    except (InputError, ValueError, OperationError) as exc:
+        with command_output(getattr(args, "out", None), keep=_resumable):
+            return args.func(args)
+    except (InputError, OperationError) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
             raise
         print(f"revmine: error: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, InputError) else 1
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ import os
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
+from .errors import InputError
+
 __all__ = ["ADDRESS_ENV", "ENGINES", "DaskEngine", "Engine", "LocalEngine", "map_batches", "open_engine"]
 
 T = TypeVar("T")
@@ -176,14 +178,15 @@ def open_engine(engine: str = "local", workers: int | None = None, address: str 
     is an error rather than a silently serial run.
     """
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
     if engine == "local":
         if (workers or 1) > 1 or address:
-            raise ValueError("workers and a scheduler address need engine 'dask'; the local engine is one process")
+            raise InputError.setting("engine", "workers and a scheduler address need engine 'dask'; "
+                                               "the local engine is one process")
         return LocalEngine()
     if engine == "dask":
         return DaskEngine(workers=workers, address=address, window=window)
-    raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    raise InputError.setting("engine", f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
 
 
 def map_batches(fn: Callable[..., R], items: Iterable[T], *args: Any, engine: str = "local",

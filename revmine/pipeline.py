@@ -156,10 +156,11 @@ def run(job: Job, force: bool = False, progress: bool = True,
             try:
                 result, outputs = RUNNERS[stage](job, settings | {"fingerprint": fingerprint, "force": force},
                                                  progress)
-            except InputError:
-                raise
-            except ValueError as exc:  # a setting the stage rejected: name the job file and the table
-                raise InputError(job.path, str(exc), field=stage) from exc
+            except InputError as exc:
+                if exc.path is not None:
+                    raise
+                # a setting the stage rejected: name the job file and its table (a bug's ValueError is not caught)
+                raise InputError(job.path, exc.message, field=f"{stage}.{exc.field}" if exc.field else stage) from exc
             state[stage] = {"fingerprint": fingerprint, "seconds": round(time.monotonic() - started, 2),
                             "outputs": [str(p) for p in outputs], "result": result}
             for later in stages[number:]:  # anything after a re-run stage is stale

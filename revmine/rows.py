@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from .errors import InputError
 from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
-from .store import read_table
+from .store import check_columns, read_table
 
 __all__ = [
     "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "TRIPLET", "CandidateRows", "cluster_names",
@@ -62,9 +62,7 @@ def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CA
     found = schema_id(table.schema)
     if path is not None and found is not None and found not in accept:
         raise InputError(path, f"expected a {' or '.join(accept)} file, found {found}")
-    for name in CANDIDATES_SCHEMA.names:
-        if name not in table.column_names:
-            raise InputError(path, "missing column of the candidates schema", field=name)
+    check_columns(path, table.schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
     for f in CANDIDATES_SCHEMA:
         if not f.nullable and table.column(f.name).null_count:
             row = pc.index(pc.is_null(table.column(f.name)), True).as_py() + 1

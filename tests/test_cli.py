@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
+from revmine.errors import InputError
 from revmine.cli import main
 from revmine.metrics.registry import make_metric, split_specs
 
@@ -49,11 +50,11 @@ def test_metric_specs() -> None:
         "bleu(tokenize=char, smooth=nltk0)", "sed(normalize=max)", "treed"]
     metric = make_metric("bleu(tokenize=char, smooth=nltk0)")
     assert "tok:char" in metric.signature() and "smooth:nltk0" in metric.signature()
-    with pytest.raises(ValueError, match="unknown metric 'blue'"):
+    with pytest.raises(InputError, match="unknown metric 'blue'"):
         make_metric("blue")
-    with pytest.raises(ValueError, match="not key=value"):
+    with pytest.raises(InputError, match="not key=value"):
         make_metric("bleu(char)")
-    with pytest.raises(ValueError, match="metric 'sed\\(colour=red\\)'"):
+    with pytest.raises(InputError, match="metric 'sed\\(colour=red\\)'"):
         make_metric("sed(colour=red)")
 
 
@@ -85,6 +86,6 @@ def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_bad_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(EXAMPLE), "--metrics", "foo"]) == 2
-    assert capsys.readouterr().err.startswith("revmine: error: unknown metric 'foo'")
+    assert capsys.readouterr().err.startswith("revmine: error: metrics: unknown metric 'foo'")
     assert main(["score", str(EXAMPLE), "--metrics", "ter, ter(normalized=true)", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)["signatures"]) == {"ter", "ter_norm"}

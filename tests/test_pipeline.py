@@ -90,7 +90,7 @@ def test_filter_profile_in_the_job_file_reruns_the_filter_and_is_reported(tmp_pa
     assert "Noise filter: profile tufano2021" in (tmp_path / "out" / "filtered" / "filter_report.md").read_text()
     assert "Noise filter: profile tufano2021" in (tmp_path / "out" / "dataset" / "README.md").read_text()
     job_file.write_text(job_file.read_text().replace('"tufano2021"', '"tufano"'))
-    with pytest.raises(InputError, match=r"\[filter\]: unknown filter profile 'tufano'"):
+    with pytest.raises(InputError, match=r"\[filter\.profile\]: unknown filter profile 'tufano'"):
         run(load_job(job_file, tmp_path / "out"), progress=False, echo=lines.append)
 
 
@@ -137,7 +137,7 @@ def test_settings_are_type_checked_with_their_field(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"\[projects\[2\]\]: unknown setting\(s\) \['untill'\]"):
         load_job(job_file, tmp_path / "out")
     job_file.write_text(_example_job(tmp_path).read_text().replace('strategy = "random"', 'strategy = "alphabet"'))
-    with pytest.raises(InputError, match=r"job\.toml \[split\]: unknown split strategy 'alphabet'"):
+    with pytest.raises(InputError, match=r"job\.toml \[split\.strategy\]: unknown split strategy 'alphabet'"):
         run(load_job(job_file, tmp_path / "out"), progress=False, echo=lambda line: None)
 
 

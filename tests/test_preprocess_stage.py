@@ -482,8 +482,8 @@ def test_dask_engine_writes_the_same_bytes(tmp_path, monkeypatch):
 
 def test_engine_arguments_fail_before_any_output(tmp_path):
     rounds = write_rounds(tmp_path / "rounds.parquet", [round_row()])
-    with pytest.raises(ValueError, match="unknown engine"):
+    with pytest.raises(InputError, match="unknown engine"):
         preprocess(rounds, tmp_path / "out", engine="spark")
-    with pytest.raises(ValueError, match="need engine 'dask'"):
+    with pytest.raises(InputError, match="need engine 'dask'"):
         preprocess(rounds, tmp_path / "out", workers=2)
     assert not (tmp_path / "out").exists()

@@ -54,7 +54,7 @@ from ..errors import InputError
 from ..filter_report import report_markdown
 from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..rows import KINDS, PAIR, TRIPLET
-from ..schema import DATASET_NAME, DATASET_SCHEMA, DATASET_VERSION, FILTER_REPORT_NAME, FILTER_REPORT_VERSION
+from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
 from ..store import atomic_path, read_table, write_table, write_text
 from ..textio import read_lines
@@ -138,17 +138,18 @@ class ExportOptions:
     def __post_init__(self) -> None:
         unknown = set(self.formats) - set(FORMATS)
         if unknown:
-            raise ValueError(f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
+            raise InputError.setting("formats", f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
         unknown = set(self.representations) - set(REPRESENTATIONS)
         if unknown:
-            raise ValueError(f"unknown representations {sorted(unknown)}; choose from {REPRESENTATIONS}")
+            raise InputError.setting("representations",
+                                     f"unknown representations {sorted(unknown)}; choose from {REPRESENTATIONS}")
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:
     """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written."""
     options = options or ExportOptions()
     splits_dir, out_dir = Path(splits_dir), Path(out_dir)
-    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=f"{DATASET_NAME}/{DATASET_VERSION}")
+    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=DATASET_SCHEMA)
               for name in SPLITS}
     kinds = [k for k in KINDS if any(pc.any(pc.equal(t.column("kind"), k)).as_py() for t in splits.values())]
     if not kinds:
@@ -158,7 +159,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
     empty = _empty_splits(sizes)
     report = None if options.filter_report is None else read_table(
-        options.filter_report, expect=f"{FILTER_REPORT_NAME}/{FILTER_REPORT_VERSION}")
+        options.filter_report, expect=FILTER_REPORT_SCHEMA)
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     files: list[str] = []

@@ -46,9 +46,7 @@ from ..rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
-from ..schema import (
-    DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
-)
+from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
 from ..staging import staged_directory
 from ..store import read_table, write_json, write_table
 
@@ -73,9 +71,11 @@ class SplitOptions:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            raise ValueError(f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
+            raise InputError.setting("strategy",
+                                     f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
         if len(self.fractions) != 3 or min(self.fractions) < 0 or abs(sum(self.fractions) - 1) > 1e-9:
-            raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {self.fractions}")
+            raise InputError.setting("fractions",
+                                     f"must be three non-negative numbers summing to 1, got {self.fractions}")
 
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
@@ -192,7 +192,7 @@ def _round_times(rows: CandidateRows, options: SplitOptions, path: Path | None) 
     """round_id -> the round's ``created`` time in the rounds file (earliest of its rows)."""
     if options.rounds is None:
         raise InputError(path, "the time split needs the rounds' times: give the rounds.parquet file (rounds=...)")
-    rounds = read_table(options.rounds, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}", columns=["round_id", "created"])
+    rounds = read_table(options.rounds, expect=ROUNDS_SCHEMA, columns=["round_id", "created"])
     rounds = rounds.filter(pc.is_valid(rounds.column("created")))
     times: dict[str, Any] = {}
     for round_id, created in zip(rounds.column("round_id").to_pylist(), rounds.column("created").to_pylist()):

@@ -112,13 +112,15 @@ class FilterOptions:
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
-            raise ValueError(f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}")
+            raise InputError.setting("profile",
+                                     f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}")
         unknown = set(self.skip) - set(FILTER_NAMES)
         if unknown:
-            raise ValueError(f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
+            raise InputError.setting("skip",
+                                     f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
         missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
         if missing:
-            raise ValueError(f"duplicate_fields not in the candidates schema: {missing}")
+            raise InputError.setting("duplicate_fields", f"not in the candidates schema: {missing}")
 
 
 @dataclass

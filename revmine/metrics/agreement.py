@@ -32,6 +32,8 @@ from scipy import stats
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
+from ..store import check_columns
+from ..textio import max_line_bytes
 from .base import Metric, check_lengths
 from .score import score_columns
 
@@ -58,24 +60,33 @@ def read_judgements(
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            header = pacsv.open_csv(path).schema.names
+            # blocks of the text-line limit: a row that does not fit in two is refused (pyarrow: "straddling
+            # object"), as a too long line of the text readers is
+            blocks = pacsv.ReadOptions(block_size=max_line_bytes())
+            header = pacsv.open_csv(path, read_options=blocks).schema.names
             _check_columns(path, header, wanted)
             table = pacsv.read_csv(
                 path,
+                read_options=blocks,
                 convert_options=pacsv.ConvertOptions(
                     include_columns=wanted,
                     column_types={prediction_col: pa.string(), reference_col: pa.string()},
                 ),
             )
         elif suffix in (".parquet", ".pq"):
-            header = pq.read_schema(path).names
-            _check_columns(path, header, wanted)
+            schema = pq.read_schema(path)
+            _check_columns(path, schema.names, wanted)
+            # a column of numbers where texts are expected is refused, not turned into strings
+            check_columns(path, schema, pa.schema([pa.field(c, pa.string()) for c in (prediction_col, reference_col)]))
             table = pq.read_table(path, columns=wanted)
         else:
             raise InputError(path, f"unsupported file type {path.suffix!r}: expected .csv or .parquet")
     except (pa.ArrowInvalid, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
+        if "straddling" in str(exc):
+            raise InputError(path, f"a row too long to read in blocks of {max_line_bytes():,} bytes (the line "
+                                   "limit, set by REVMINE_MAX_LINE_BYTES)") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}

@@ -44,7 +44,8 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..schema import scores_schema
-from ..store import atomic_path, write_json, write_table, write_text
+from ..store import atomic_path, write_json, write_table, write_text, writing
+from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .predictions import Predictions, read_predictions
 from .registry import select_metrics
@@ -96,7 +97,7 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
-        raise ValueError(f"two metrics write the same column: {columns}")
+        raise InputError.setting("metrics", f"two metrics write the same column: {columns}")
     hyps, refs, example, rank = _flatten(preds)
     sets = preds.reference_sets()
     flat_sets = [s for s in sets for _ in range(preds.k)] if sets else None
@@ -134,7 +135,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     """
     workers = 1 if workers is None else int(workers)
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
     n = len(hyps)
     groups = statistics_groups(metrics)
     pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
@@ -365,7 +366,8 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
     n, k_max = run.examples, run.k
     written = []
     for metric in run.metrics:

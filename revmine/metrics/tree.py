@@ -365,7 +365,7 @@ def parser_version(parser: ParserName) -> str:
     return f"tree-sitter-java-{version('tree-sitter-java')}" if parser == "tree-sitter" else f"javalang-{version('javalang')}"
 
 
-def _parse(code: str, repair: bool, wrap: bool, parser: ParserName) -> _Code:
+def _parse(code: str, repair: bool, wrap: bool, parser: ParserName = "tree-sitter") -> _Code:
     if parser == "tree-sitter":
         return _Code(_sitter_tree(code, repair, wrap), None)
     parsed, texts = parse_code(code, repair, wrap)

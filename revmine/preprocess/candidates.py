@@ -47,9 +47,8 @@ from tqdm import tqdm
 
 from ..comments import clean_comment
 from ..engine import open_engine
-from ..errors import InputError
 from ..idioms import default_idioms, load_idioms
-from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
+from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason
 from ..store import AtomicParquetWriter, Parts
 from ..textio import read_lines
 from .abstraction import AbstractedPair, abstract_pair
@@ -164,11 +163,7 @@ def process_batch(batch: pa.RecordBatch, idioms: frozenset[str], limits: Limits,
 
 
 def _open_rounds(path: Path) -> Parts:
-    source = Parts(path, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}")
-    for name in _COLUMNS:
-        if name not in source.schema.names:
-            raise InputError(path, "missing column of the rounds schema", field=name)
-    return source
+    return Parts(path, expect=ROUNDS_SCHEMA, columns=_COLUMNS)
 
 
 def _idioms(idioms: str | Path | Iterable[str] | None) -> frozenset[str]:
