@@ -83,10 +83,11 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
 compiled (numba), 0.1-0.2 ms for two 40-node trees. tree-sitter parses a method more than 10x faster than
-javalang, so end to end TREED runs at about 6,500 pairs per CPU-second on the k=10 file under tree-sitter
-against 2,600 under javalang (medians of 5 runs in one process, spreads 6,239-6,999 and 2,518-2,728;
-``benchmarks/bench_treed.py``). Wall-clock rates are lower on a loaded machine (1,361 and 1,091 pairs/s
-with ~8 processes sharing its 2 cores). Under tree-sitter the time is spent in
+javalang, so end to end TREED runs at 6,685 pairs/s on the k=10 file under tree-sitter against 2,465
+under javalang (2.75x; medians of 5 runs alternating in one process, spreads 6,327-6,870 and
+2,288-2,515; ``benchmarks/bench_treed.py``, which also prints the rate per CPU-second: 7,409 and 2,841).
+On a loaded machine wall-clock rates drop (1,361 and 1,091 pairs/s with ~8 processes on its 2 cores,
+while the CPU-second rates stayed at 6,521 and 2,584). Under tree-sitter the time is spent in
 roughly equal parts parsing, building the labelled trees (Python, one step per kept node) and TED.
 """
 
