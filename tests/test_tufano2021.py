@@ -129,7 +129,7 @@ def test_filter_profile_with_a_model_adds_the_classifier(tmp_path, monkeypatch):
 
 
 def test_unknown_profile_is_refused():
-    with pytest.raises(InputError, match="unknown filter profile 'tufano'"):
+    with pytest.raises(InputError, match='profile: must be one of "revmine", "tufano2021", not "tufano"'):
         FilterOptions(profile="tufano")
 
 

@@ -52,6 +52,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..filter_report import report_markdown
+from ..options import check, option
 from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
@@ -129,20 +130,18 @@ _COLUMN_DOCS = {
 class ExportOptions:
     """What to write and what the card says."""
 
-    formats: tuple[str, ...] = FORMATS
-    name: str = "Code review dataset"
-    filter_report: str | Path | None = None  # filter_report.parquet, for the card's Filters section
+    formats: tuple[str, ...] = option(FORMATS, "what to write: parquet (Hugging Face layout), opennmt (the 2021 "
+                                               "replication package's text files), jsonl", items=True, choices=FORMATS)
+    name: str = option("Code review dataset", "the dataset card's title")
+    filter_report: Path | None = option(None, "filter_report.parquet, for the card's Filters section (revmine run: "
+                                              "the filter stage's)", type=Path, job=False)
     licence: str = DEFAULT_LICENCE
-    representations: tuple[str, ...] = ()  # from REPRESENTATIONS, written beside the formats
+    representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
+                                                   "CodeNet) of each method, written to representations/",
+                                              type=str, items=True, choices=REPRESENTATIONS)
 
     def __post_init__(self) -> None:
-        unknown = set(self.formats) - set(FORMATS)
-        if unknown:
-            raise InputError.setting("formats", f"unknown export formats {sorted(unknown)}; choose from {FORMATS}")
-        unknown = set(self.representations) - set(REPRESENTATIONS)
-        if unknown:
-            raise InputError.setting("representations",
-                                     f"unknown representations {sorted(unknown)}; choose from {REPRESENTATIONS}")
+        check(self)
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:

@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
+from ..options import check, option
 from ..rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
@@ -62,20 +63,20 @@ SUMMARY_FILE = "split.json"
 class SplitOptions:
     """How to split; ``near_duplicates`` and ``duplicate_fields`` say what the split's own join compares."""
 
-    strategy: str = "random"
-    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    seed: int = 0
-    rounds: str | Path | None = None  # rounds.parquet: the times of the ``time`` strategy
+    strategy: str = option("random", "random: near-duplicate clusters dealt at random; project: whole projects "
+                                     "dealt at random; time: rounds in time order", choices=STRATEGIES)
+    fractions: tuple[float, float, float] = option((0.8, 0.1, 0.1), "train, eval and test shares, summing to 1",
+                                                   items=True, length=3, min=0, max=1)
+    seed: int = option(0, "seed of the random strategy", min=0)
+    rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
+                                       "the mined rounds)", type=Path, job=False)
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise InputError.setting("strategy",
-                                     f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
-        if len(self.fractions) != 3 or min(self.fractions) < 0 or abs(sum(self.fractions) - 1) > 1e-9:
-            raise InputError.setting("fractions",
-                                     f"must be three non-negative numbers summing to 1, got {self.fractions}")
+        check(self)
+        if abs(sum(self.fractions) - 1) > 1e-9:
+            raise InputError.setting("fractions", f"must sum to 1, not {sum(self.fractions):g} ({list(self.fractions)})")
 
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,

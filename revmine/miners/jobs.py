@@ -42,10 +42,10 @@ from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from .. import __version__
 from ..errors import InputError
+from ..progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from ..textio import read_toml
@@ -292,7 +292,7 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
     """Mine every listed change not done yet, flushing a batch every ``batch_size`` changes (``http``: the
     client's live request counts, saved with each batch)."""
     counts: Counter = Counter()
-    with tqdm(desc=output.spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
+    with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
         for change in miner.list_changes():
             counts["changes_listed"] += 1
             bar.update()
@@ -352,7 +352,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
     projects = []
-    for spec in tqdm(specs, desc="projects", unit="project", disable=not opts.progress or len(specs) < 2):
+    for spec in progress_bar(specs, desc="projects", unit="project", enabled=opts.progress and len(specs) > 1):
         projects.append(_mine_project(spec, out, opts))
     totals = Counter()
     for p in projects:
