@@ -56,8 +56,8 @@ same run: on pairs of 6-10-node PDGs it gave the exact GED for 18 of 20 pairs of
 (mean GVED gap 0.010, largest 0.133) and 19 of 20 pairs of raw test methods (0.006, 0.118); on random
 1-5-node graphs with self-loops, 40 of 60 (``tests/test_metrics_gved.py``).
 
-Input: one Java method, as for TREED (same parser, src2abs repair, and with ``wrap`` a bare statement list
-or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
+Input: one Java method, as for TREED with ``parser="javalang"`` (javalang, src2abs repair, and with ``wrap``
+a bare statement list or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
 ``fallback="nan"`` (default, ``fallback:nan``; the score stage counts the NaN rows as ``missing``) or
 ``fallback="sed"`` (``fallback:sed``): the row gets the token SED normalised by the longer side,
 ``sed(normalize=max)`` (its complement for ``gved_sim``), RUBY's string level. A PDG exists whenever the
