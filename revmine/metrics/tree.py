@@ -97,7 +97,7 @@ import re
 import threading
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import ClassVar, Literal, Sequence
+from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 from javalang import parser as jparser
@@ -173,7 +173,36 @@ class TreeScores:
         return int(self.fallback.sum())
 
 
-class TreeEditDistance(Metric):
+class StructureDistance(Metric):
+    """What RUBY's structural levels share (TREED here, GVED in ``graph.py``): a raw edit distance between
+    two structures per row, normalised by the sum of their sizes; NaN where a side has none, or RUBY's
+    string level with ``fallback="sed"``; the ``_sim`` variants give 1 minus it (higher is better)."""
+
+    higher_is_better: ClassVar[bool] = False
+    fallback: str
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        return self.sentence_details(hypotheses, references).score
+
+    def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def _rows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per row: the raw distance (NaN until computed), both sizes and both parse flags."""
+        return (np.full(n, np.nan), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
+
+    def _score(self, distance: np.ndarray, hyp_size: np.ndarray, ref_size: np.ndarray, parsed: np.ndarray,
+               hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # 0 / 0 on the rows without structures
+            normalised = distance / (hyp_size + ref_size)
+        if self.fallback == "sed":
+            normalised = sed_fallback(normalised, parsed, hypotheses, references)
+        return 1.0 - normalised if self.higher_is_better else normalised
+
+
+class TreeEditDistance(StructureDistance):
     """TED / (|T_h| + |T_r|) over Java ASTs (tree-sitter-java's, or javalang's with ``parser="javalang"``), in
     [0, 1], lower is better (see the module docstring)."""
 
@@ -202,18 +231,10 @@ class TreeEditDistance(Metric):
             "fallback": self.fallback,
         }
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        return self.sentence_details(hypotheses, references).score
-
     def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> TreeScores:
         """Scores plus the raw distances, tree sizes and parse flags of every row."""
         check_lengths(hypotheses, references)
-        n = len(hypotheses)
-        ted = np.full(n, np.nan)
-        hyp_nodes = np.zeros(n, dtype=np.int64)
-        ref_nodes = np.zeros(n, dtype=np.int64)
-        hyp_parsed = np.zeros(n, dtype=bool)
-        ref_parsed = np.zeros(n, dtype=bool)
+        ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed = self._rows(len(hypotheses))
         codes: dict[str, _Code] = {}
         vocabulary: dict[str, int] = {}
         interned: dict[tuple[str, bool], PostorderTree] = {}
@@ -244,16 +265,8 @@ class TreeEditDistance(Metric):
                 distance = 0 if hyp == ref else tree_edit_distance(t1, t2)
                 done[hyp, ref] = (distance, t1.size, t2.size)
             ted[row], hyp_nodes[row], ref_nodes[row] = done[hyp, ref]
-        with np.errstate(invalid="ignore"):  # 0 / 0 on the NaN rows
-            normalised = ted / (hyp_nodes + ref_nodes)
-        if self.fallback == "sed":
-            normalised = sed_fallback(normalised, hyp_parsed & ref_parsed, hypotheses, references)
-        score = self._from_distance(normalised)
+        score = self._score(ted, hyp_nodes, ref_nodes, hyp_parsed & ref_parsed, hypotheses, references)
         return TreeScores(score, ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed)
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return normalised
 
 
 class TreeEditSimilarity(TreeEditDistance):
@@ -261,10 +274,6 @@ class TreeEditSimilarity(TreeEditDistance):
 
     name: ClassVar[str] = "treed_sim"
     higher_is_better: ClassVar[bool] = True
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return 1.0 - normalised
 
 
 def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequence[str],
