@@ -47,7 +47,9 @@ import os
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
-__all__ = ["ADDRESS_ENV", "ENGINES", "DaskEngine", "Engine", "LocalEngine", "map_batches", "open_engine"]
+from .errors import InputError
+
+__all__ = ["ADDRESS_ENV", "ENGINES", "DaskEngine", "Engine", "LocalEngine", "check_engine", "map_batches", "open_engine"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -175,15 +177,19 @@ def open_engine(engine: str = "local", workers: int | None = None, address: str 
     ``workers``, ``address`` and ``window`` are Dask's; asking for more than one worker on the local engine
     is an error rather than a silently serial run.
     """
+    check_engine(engine, workers, address)
+    return LocalEngine() if engine == "local" else DaskEngine(workers=workers, address=address, window=window)
+
+
+def check_engine(engine: str, workers: int | None = None, address: str | None = None) -> None:
+    """Refuse an engine request that cannot run as asked (before any work, so a job file fails up front)."""
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
-    if engine == "local":
-        if (workers or 1) > 1 or address:
-            raise ValueError("workers and a scheduler address need engine 'dask'; the local engine is one process")
-        return LocalEngine()
-    if engine == "dask":
-        return DaskEngine(workers=workers, address=address, window=window)
-    raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
+    if engine not in ENGINES:
+        raise InputError.setting("engine", f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if engine == "local" and ((workers or 1) > 1 or address):
+        raise InputError.setting("engine", "workers and a scheduler address need engine 'dask'; "
+                                           "the local engine is one process")
 
 
 def map_batches(fn: Callable[..., R], items: Iterable[T], *args: Any, engine: str = "local",

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .rows import KINDS, PAIR, TRIPLET
-from .schema import DROPPED_NAME, DROPPED_VERSION, FILTER_REPORT_SCHEMA, DropReason
+from .schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .store import read_table
 
 __all__ = ["PROFILE_KEY", "build_report", "preprocess_comments", "report_markdown"]
@@ -57,7 +57,7 @@ def preprocess_comments(given: str | Path | None, candidates_path: Path | None) 
         if candidates_path is None or not (candidates_path.parent / "dropped.parquet").is_file():
             return None
         path = candidates_path.parent / "dropped.parquet"
-    table = read_table(path, expect=f"{DROPPED_NAME}/{DROPPED_VERSION}",
+    table = read_table(path, expect=DROPPED_SCHEMA,
                        columns=["kind", "reason", "source", "comment_is_owner"])
     return table.filter(pc.equal(table.column("kind"), "comment"))
 

@@ -17,15 +17,18 @@ import pyarrow.compute as pc
 
 from .errors import InputError
 from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
-from .store import read_table
+from .store import check_columns, read_table
 
 __all__ = [
-    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "TRIPLET", "CandidateRows", "cluster_names",
+    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "SPLITS", "TRIPLET", "CandidateRows", "cluster_names",
     "dropped_rows", "duplicate_key", "keep_one_per_cluster", "load_candidates", "stable_id", "with_ids",
 ]
 
 TRIPLET, PAIR = "triplet", "pair"
 KINDS = (TRIPLET, PAIR)
+#: The dataset's splits, in order (``train.parquet``, ``eval.parquet``, ``test.parquet``): the split writes
+#: them, export and the overlap check read them, and an import of a published dataset fills them.
+SPLITS = ("train", "eval", "test")
 CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
 #: Whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection.
 DUPLICATE_FIELDS: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")
@@ -62,9 +65,7 @@ def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CA
     found = schema_id(table.schema)
     if path is not None and found is not None and found not in accept:
         raise InputError(path, f"expected a {' or '.join(accept)} file, found {found}")
-    for name in CANDIDATES_SCHEMA.names:
-        if name not in table.column_names:
-            raise InputError(path, "missing column of the candidates schema", field=name)
+    check_columns(path, table.schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
     for f in CANDIDATES_SCHEMA:
         if not f.nullable and table.column(f.name).null_count:
             row = pc.index(pc.is_null(table.column(f.name)), True).as_py() + 1

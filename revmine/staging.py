@@ -8,7 +8,8 @@ an export with fewer formats would leave the earlier run's files beside a card t
 :func:`staged_directory` gives the stage an empty temporary sibling of its output directory; only when the
 stage succeeds is the old directory renamed away, the new one renamed in, and the old one deleted. Both
 renames are within one parent directory (atomic on POSIX); between them the output is briefly absent,
-never mixed. Because the old directory is deleted whole, an existing output directory must hold only
+never mixed; a disk refusing the writes is one error naming ``dest`` (never the temporary folder, which
+is removed). Because the old directory is deleted whole, an existing output directory must hold only
 entries the stage writes (``owned``): a mistyped ``--out`` pointing at a directory of other files is
 refused instead of erased.
 """
@@ -20,11 +21,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
-from .errors import InputError
+from .errors import InputError, OperationError, output_error
+from .store import writing
 
-__all__ = ["staged_directory"]
+__all__ = ["command_output", "staged_directory"]
 
 
 @contextlib.contextmanager
@@ -39,19 +41,24 @@ def staged_directory(dest: str | Path, owned: Iterable[str]) -> Iterator[Path]:
             raise InputError(dest, f"output directory holds entries this stage does not write ({', '.join(foreign[:5])}"
                                    f"{', ...' if len(foreign) > 5 else ''}); it would replace them: give an empty "
                                    "or new directory")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    new = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".new", dir=dest.parent))
+    with writing(dest):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        new = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".new", dir=dest.parent))
     try:
-        yield new
-        old = new.with_suffix(".old")
-        if dest.exists():
-            os.rename(dest, old)
         try:
-            os.rename(new, dest)
-        except OSError:
-            if old.exists():
-                os.rename(old, dest)
-            raise
+            yield new
+        except OperationError as exc:  # a write into the staging folder failed: name the output, not the folder
+            raise OperationError(str(exc).replace(str(new), str(dest))) from exc
+        old = new.with_suffix(".old")
+        with writing(dest):
+            if dest.exists():
+                os.rename(dest, old)
+            try:
+                os.rename(new, dest)
+            except OSError:
+                if old.exists():
+                    os.rename(old, dest)
+                raise
         _fsync_dir(dest.parent)
         shutil.rmtree(old, ignore_errors=True)
     finally:
@@ -66,3 +73,33 @@ def _fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+@contextlib.contextmanager
+def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda out: False) -> Iterator[None]:
+    """Run a command that writes to ``out`` so that a failure leaves nothing it created behind.
+
+    If the block raises, the topmost folder (or file) of ``out`` that did not exist before is removed, unless
+    ``keep(out)``: a resumable command's checkpoints are progress, not debris. A disk refusing a write under
+    ``out`` (a file in the way, read-only, full) becomes one :class:`~revmine.errors.OperationError`.
+    """
+    if out is None:
+        yield
+        return
+    out = Path(out).absolute()
+    created = next((p for p in (*reversed(out.parents), out) if not p.exists()), None)
+    try:
+        yield
+    except BaseException as exc:
+        if created is not None and created.exists() and not (out.is_dir() and keep(out)):
+            shutil.rmtree(created) if created.is_dir() else created.unlink()
+        if isinstance(exc, OSError) and exc.filename is not None and _within(Path(str(exc.filename)), out):
+            error = output_error(exc, exc.filename)
+            if error is not None:
+                raise error from exc
+        raise
+
+
+def _within(path: Path, folder: Path) -> bool:
+    path = path.absolute()
+    return path == folder or folder in path.parents

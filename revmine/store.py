@@ -2,7 +2,9 @@
 
 Writes are atomic: data goes to a temporary file in the destination directory, is flushed and fsynced,
 then renamed over the destination (``os.replace``). An interrupted or failed write therefore never
-leaves a truncated file and never clobbers what was there before. Reads check the schema tag written
+leaves a truncated file and never clobbers what was there before; a disk refusing the write (a file in
+the way, read-only, full) is one :class:`~revmine.errors.OperationError` naming the destination, never
+the temporary file, which is removed. Reads check the schema tag written
 by :mod:`revmine.schema` so that a file from another stage gives a clear error naming the file.
 """
 
@@ -13,29 +15,49 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InputError
+from .errors import InputError, output_error
 from .schema import schema_id
+
+
+@contextlib.contextmanager
+def writing(dest: str | Path) -> Iterator[None]:
+    """Report a disk refusing to write ``dest`` (:func:`revmine.errors.output_error`) as one line naming it."""
+    try:
+        yield
+    except OSError as exc:
+        error = output_error(exc, dest)
+        if error is None:
+            raise
+        raise error from exc
 
 
 @contextlib.contextmanager
 def atomic_path(dest: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; rename it onto ``dest`` only if the block succeeds."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
-    os.close(fd)
+    with writing(dest):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
+        os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        with open(tmp_path, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp_path, _mode_for(dest))  # mkstemp makes 0600; outputs get the usual permissions
-        os.replace(tmp_path, dest)
+        try:
+            yield tmp_path
+        except OSError as exc:  # the block writing the temporary file (pyarrow names no file)
+            error = output_error(exc, dest) if exc.filename in (None, tmp) else None
+            if error is None:
+                raise
+            raise error from exc
+        with writing(dest):
+            with open(tmp_path, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.chmod(tmp_path, _mode_for(dest))  # mkstemp makes 0600; outputs get the usual permissions
+            os.replace(tmp_path, dest)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -94,7 +116,11 @@ class AtomicParquetWriter:
 
     def __enter__(self) -> "AtomicParquetWriter":
         tmp = self._ctx.__enter__()
-        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        try:
+            self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        except BaseException as error:  # the temporary file must still go
+            self._ctx.__exit__(type(error), error, error.__traceback__)
+            raise
         return self
 
     def write(self, table: pa.Table | pa.RecordBatch) -> None:
@@ -114,22 +140,78 @@ class AtomicParquetWriter:
         return bool(self._ctx.__exit__(exc_type, exc, tb))
 
 
-def read_table(path: str | Path, expect: str | None = None, columns: list[str] | None = None) -> pa.Table:
-    """Read a Parquet file (or directory of parts); with ``expect`` ("scores/1"), check its schema tag."""
+def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns: list[str] | None = None
+               ) -> pa.Table:
+    """Read a Parquet file (or directory of parts), checked against what the caller expects.
+
+    ``expect``: a schema tag ("scores/1"), or a schema of :mod:`revmine.schema`, whose tag is checked and
+    whose columns (those of ``columns``, or all) must be there with their types (:func:`check_columns`).
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(path, "no such file or directory")
     try:
+        schema = pq.read_schema(path) if path.is_file() else None
+        if schema is not None:  # before reading: a file of another stage or a missing column is named
+            _check(path, schema, expect, columns)
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"not a readable Parquet file: {exc}") from exc
-    if expect is not None:
-        _check_tag(path, pq.read_schema(path) if path.is_file() else table.schema, expect)
+    if schema is None:
+        _check(path, table.schema, expect, columns)
     return table
 
 
-def _check_tag(path: Path, schema: pa.Schema, expect: str) -> None:
+def _check(path: Path, schema: pa.Schema, expect: str | pa.Schema | None, columns: Sequence[str] | None) -> None:
+    if expect is not None:
+        _check_tag(path, schema, expect)
+    if isinstance(expect, pa.Schema):
+        check_columns(path, schema, expect, columns)
+
+
+def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema,
+                  columns: Sequence[str] | None = None) -> None:
+    """Every column of ``expected`` (or of ``columns``) must be in ``found`` with its type; others may follow.
+
+    Types are compared by kind, not width (``int64`` fits ``int32``, ``string`` fits ``large_string``), so a
+    file written by pandas is read; a column of another kind (numbers where text is expected) is refused
+    by name instead of being cast or failing deep inside a stage.
+    """
+    for name in columns or expected.names:
+        wanted = expected.field(name)
+        index = found.get_field_index(name)
+        if index < 0:
+            raise InputError(path, f"missing column (expected {wanted.type})", field=name)
+        if not _fits(found.field(index).type, wanted.type):
+            raise InputError(path, f"column of type {found.field(index).type}, expected {wanted.type}", field=name)
+
+
+_KINDS = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_timestamp,
+          lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+          lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
+
+
+def _fits(found: pa.DataType, wanted: pa.DataType) -> bool:
+    """``found`` holds values of ``wanted``'s kind (an all-null column fits anything)."""
+    if found == wanted or pa.types.is_null(found):
+        return True
+    if pa.types.is_list(wanted) or pa.types.is_large_list(wanted):
+        return (pa.types.is_list(found) or pa.types.is_large_list(found)) and _fits(found.value_type,
+                                                                                     wanted.value_type)
+    if pa.types.is_struct(wanted):
+        if not pa.types.is_struct(found):
+            return False
+        names = [found.field(i).name for i in range(found.num_fields)]
+        return all(wanted.field(i).name in names
+                   and _fits(found.field(wanted.field(i).name).type, wanted.field(i).type)
+                   for i in range(wanted.num_fields))
+    return any(kind(found) and kind(wanted) for kind in _KINDS)
+
+
+def _check_tag(path: Path, schema: pa.Schema, expect: str | pa.Schema) -> None:
     """A file tagged by another stage, or by another version of this one, is refused by name."""
+    if isinstance(expect, pa.Schema):
+        expect = schema_id(expect) or ""
     found = schema_id(schema)
     if found is None or found == expect:
         return
@@ -142,10 +224,11 @@ class Parts:
     """A Parquet file, or a directory of Parquet parts read in name order, streamed in record batches.
 
     Stages that write incrementally (the miners, one part per checkpoint) produce directories of parts;
-    readers should not care which they get. Every part's schema tag is checked up front.
+    readers should not care which they get. Every part's schema tag (and, given a schema, its ``columns``)
+    is checked up front.
     """
 
-    def __init__(self, path: str | Path, expect: str | None = None):
+    def __init__(self, path: str | Path, expect: str | pa.Schema | None = None, columns: Sequence[str] | None = None):
         self.path = Path(path)
         if self.path.is_dir():
             self.files = sorted(self.path.glob("*.parquet"))
@@ -161,8 +244,7 @@ class Parts:
                 handle = pq.ParquetFile(file)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise InputError(file, f"not a readable Parquet file: {exc}") from exc
-            if expect is not None:
-                _check_tag(file, handle.schema_arrow, expect)
+            _check(file, handle.schema_arrow, expect, columns)
             self._handles.append(handle)
         self.schema = self._handles[0].schema_arrow
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)

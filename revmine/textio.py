@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -14,8 +15,27 @@ else:  # Python 3.10: the same parser, published before it joined the standard l
 from .errors import InputError
 
 
-def read_lines(path: Path) -> list[str]:
-    """Decode strictly as UTF-8 (a BOM is dropped) so a bad byte is reported with its line number."""
+#: The longest line the readers of users' text files accept, in bytes (``REVMINE_MAX_LINE_BYTES`` overrides
+#: it). A prediction, a reference or a labelled comment is at most a method on one line; a longer line is
+#: a file of another kind (a minified bundle, a binary), which would otherwise be held several times over
+#: in memory by the decoding and tokenising (a 50 MB line took 3.4 GB before it was refused).
+MAX_LINE_BYTES = 1 << 20
+
+
+def max_line_bytes() -> int:
+    """The line limit in force: ``REVMINE_MAX_LINE_BYTES`` if set (a positive integer), else the default."""
+    value = os.environ.get("REVMINE_MAX_LINE_BYTES")
+    if value is None:
+        return MAX_LINE_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise InputError.setting("REVMINE_MAX_LINE_BYTES", f"expected a positive number of bytes, got {value!r}")
+    return int(value)
+
+
+def read_text(path: Path) -> str:
+    """The whole file, decoded strictly as UTF-8 (a BOM is dropped): a bad byte is reported with its line
+    number. Line ends are kept as they are (a CSV field may hold line breaks of its own, so a CSV file is
+    read whole rather than as lines)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -23,14 +43,49 @@ def read_lines(path: Path) -> list[str]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(path, f"undecodable byte 0x{data[exc.start]:02x} (not UTF-8)", line=line) from exc
+
+
+def read_lines(path: Path) -> list[str]:
+    """The file's lines, read a block at a time: strict UTF-8 (a BOM is dropped), so that a bad byte is reported
+    with its line number, and no line longer than :func:`max_line_bytes` (memory stays bounded by it)."""
+    limit = max_line_bytes()
+    lines: list[str] = []
+    rest = b""
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                if not lines and not rest and block.startswith(b"\xef\xbb\xbf"):
+                    block = block[3:]
+                pieces = (rest + block).split(b"\n")
+                rest = pieces.pop()
+                lines += _decode(path, pieces + [rest] if len(rest) > limit else pieces, len(lines), limit)
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
+    if rest:
+        lines += _decode(path, [rest], len(lines), limit)
+    return lines
+
+
+def _decode(path: Path, pieces: list[bytes], before: int, limit: int) -> list[str]:
+    """Complete lines (without their newline) that follow line ``before``, checked and decoded."""
+    if pieces and max(map(len, pieces)) > limit:
+        number = before + 1 + next(i for i, piece in enumerate(pieces) if len(piece) > limit)
+        raise InputError(path, f"line longer than {limit:,} bytes: not a text file of lines? (the limit is set "
+                               "by REVMINE_MAX_LINE_BYTES)", line=number)
+    joined = b"\n".join(pieces)
+    try:
+        text = joined.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = before + joined[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"undecodable byte 0x{joined[exc.start]:02x} (not UTF-8)", line=number) from exc
+    if not pieces:
+        return []
     lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return [line[:-1] if line.endswith("\r") else line for line in lines] if "\r" in text else lines
 
 
 def read_jsonl(path: Path, lines: list[str] | None = None) -> list[tuple[int, dict]]:

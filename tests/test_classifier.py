@@ -74,7 +74,7 @@ def test_train_accepts_string_labels_and_rejects_bad_ones(sample: tuple[list[str
         classifier.train(texts[:2], ["relevant", "maybe"])
     with pytest.raises(ValueError, match="both"):
         classifier.train(texts[:2], [True, True])
-    with pytest.raises(ValueError, match="unknown model"):
+    with pytest.raises(InputError, match="unknown model"):
         classifier.train(texts, labels, model="svm")
 
 

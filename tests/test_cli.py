@@ -1,17 +1,24 @@
-"""The command line as users call it: `revmine score`, profiles, metric specs, agreement, errors."""
+"""The command line as users call it: `revmine score`, profiles, metric specs, agreement, errors, and what every
+command does the same way (-q/-v/--json, exit statuses, standard input, help texts)."""
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
 import sacrebleu
 
-from revmine.cli import main
+from revmine.cli import build_parser, main
+from revmine.errors import InputError, OperationError
 from revmine.metrics.registry import make_metric, split_specs
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "predictions_k3.txt"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "quickstart" / "predictions_k3.txt"
 
 
 def test_score_example_writes_everything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,11 +56,11 @@ def test_metric_specs() -> None:
         "bleu(tokenize=char, smooth=nltk0)", "sed(normalize=max)", "treed"]
     metric = make_metric("bleu(tokenize=char, smooth=nltk0)")
     assert "tok:char" in metric.signature() and "smooth:nltk0" in metric.signature()
-    with pytest.raises(ValueError, match="unknown metric 'blue'"):
+    with pytest.raises(InputError, match="unknown metric 'blue'"):
         make_metric("blue")
-    with pytest.raises(ValueError, match="not key=value"):
+    with pytest.raises(InputError, match="not key=value"):
         make_metric("bleu(char)")
-    with pytest.raises(ValueError, match="metric 'sed\\(colour=red\\)'"):
+    with pytest.raises(InputError, match="metric 'sed\\(colour=red\\)'"):
         make_metric("sed(colour=red)")
 
 
@@ -85,6 +92,129 @@ def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_bad_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(EXAMPLE), "--metrics", "foo"]) == 2
-    assert capsys.readouterr().err.startswith("revmine: error: unknown metric 'foo'")
+    assert capsys.readouterr().err.startswith("revmine: error: metrics: unknown metric 'foo'")
     assert main(["score", str(EXAMPLE), "--metrics", "ter, ter(normalized=true)", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)["signatures"]) == {"ter", "ter_norm"}
+
+
+# --- the same behaviour in every command (issue 11, section 4) ---
+
+def _subparsers(parser: argparse.ArgumentParser, prefix: str = "revmine") -> dict[str, argparse.ArgumentParser]:
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found[f"{prefix} {name}"] = child
+                found.update(_subparsers(child, f"{prefix} {name}"))
+    return found
+
+
+def test_every_command_takes_q_v_json_and_its_help_is_plain_text() -> None:
+    commands = _subparsers(build_parser())
+    assert {"revmine run", "revmine mine gerrit", "revmine classifier evaluate", "revmine agreement"} <= set(commands)
+    for name, parser in commands.items():
+        text = parser.format_help()
+        for flag in ("-q, --quiet", "-v, --verbose", "--json"):
+            assert flag in text, (name, flag)
+        assert "%%" not in text and "`" not in text and ":class:" not in text and ":func:" not in text, name
+    assert "95% confidence" in commands["revmine agreement"].format_help()
+
+
+def test_run_help_documents_the_job_file() -> None:
+    from revmine.options import specs
+    from revmine.pipeline import sections
+
+    text = " ".join(_subparsers(build_parser())["revmine run"].format_help().split())
+    assert "docs/job-file.md" in text and (ROOT / "docs" / "job-file.md").exists()
+    for table, cls in sections().items():
+        keys = [key for key, spec in specs(cls).items() if spec.job]
+        assert f"[{table}] {', '.join(keys)}" in text, table
+
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example job's mined rounds (the recordings are served on 127.0.0.1 by the miners themselves)."""
+    out = tmp_path_factory.mktemp("run")
+    assert main(["-q", "run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 0
+    return out / "mined" / "rounds.parquet"
+
+
+def test_stage_commands_print_text_or_json_and_report_progress_unless_quiet(
+        mined: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["preprocess", "--rounds", str(mined), "--out", str(tmp_path / "pre")]) == 0
+    printed = capsys.readouterr()
+    # the example's 36 mined file rows carry 46 comments (examples/mining/README.md); stderr is no terminal
+    # here, so progress is a plain line
+    assert "comments: 46" in printed.out.splitlines()
+    assert re.search(r"^preprocess: 36/36 files \(100%\), \d+ s$", printed.err, re.M)
+    assert main(["preprocess", "--rounds", str(mined), "--out", str(tmp_path / "pre"), "--json", "-q"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["comments"] == 46 and printed.err == ""
+    candidates = str(tmp_path / "pre" / "candidates.parquet")
+    assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f")]) == 0
+    printed = capsys.readouterr()
+    assert "| **kept** |" in printed.out and "filter: 9/9 filters" in printed.err
+    assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f"), "--json", "-q"]) == 0
+    filtered = json.loads(capsys.readouterr().out)
+    assert filtered["kept"] == 53  # the 26 triplets and 27 pairs examples/mining/README.md works out by hand
+    kept = str(tmp_path / "f" / "kept.parquet")
+    assert main(["split", "--dataset", kept, "--out", str(tmp_path / "s"), "--json"]) == 0
+    sizes = json.loads(capsys.readouterr().out)
+    assert main(["split", "--dataset", kept, "--out", str(tmp_path / "s")]) == 0
+    text = capsys.readouterr().out
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    assert any(line.startswith("sizes:") for line in text.splitlines()) and "sizes" in sizes
+    assert main(["export", "--splits", str(tmp_path / "s"), "--out", str(tmp_path / "d"), "--json"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert sum(n for kind in exported["sizes"].values() for n in kind.values()) == 53
+
+
+def test_operation_failures_exit_1_and_input_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine.dataset import split
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise OperationError("cannot write splits: no space left on device")
+    monkeypatch.setattr(split, "split_dataset", disk_full)
+    assert main(["split", "--dataset", "kept.parquet", "--out", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "revmine: error: cannot write splits: no space left on device\n"
+    assert main(["mine"]) == 2
+    assert capsys.readouterr().err.startswith("revmine: error: revmine mine: give --job")
+    assert main(["score", str(EXAMPLE), "--plot"]) == 2
+    assert capsys.readouterr().err == "revmine: error: --plot needs --out\n"
+    assert main(["filter", "--candidates", "c.parquet"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "revmine: error: the following arguments are required: --out"
+
+
+class _Stdin:
+    def __init__(self, data: bytes):
+        self.buffer = io.BytesIO(data)
+
+
+def test_dash_reads_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    assert main(["score", str(EXAMPLE), "--json"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(sys, "stdin", _Stdin(EXAMPLE.read_bytes()))
+    assert main(["score", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["per_k"] == from_file["per_k"]
+    rows = "".join(f"{p},{r},{h}\n" for p, r, h in [("a b", "a b", 5), ("a c", "a b", 3), ("x", "a b", 1),
+                                                    ("a b c", "a b", 4)])
+    monkeypatch.setattr(sys, "stdin", _Stdin(("prediction,reference,h\n" + rows).encode()))
+    assert main(["agreement", "-", "--score-cols", "h", "--metrics", "chrf", "--bootstrap", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["n"] == 4
+
+
+def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine import progress
+
+    clock = iter([0.0, 4.0, 11.0, 11.0, 15.0, 25.0])  # start, updates at 4 and 11 s (a line), 15 s, the end
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    with progress.Lines(total=4, desc="preprocess", unit="file", every=10, stream=out) as bar:
+        for _ in range(3):
+            bar.update()
+    # a line when 10 s have passed since the last one (at 11 s), and one at the end
+    assert out.getvalue().splitlines() == ["preprocess: 2/4 files (50%), 11 s", "preprocess: 3/4 files (75%), 25 s"]
+    assert list(progress.progress_bar([1, 2], enabled=False)) == [1, 2]

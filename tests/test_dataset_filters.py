@@ -276,5 +276,5 @@ def test_skipped_filters_are_reported_as_skipped(tmp_path):
         Path(summary["report_markdown_path"]).read_text()
     report = pq.read_table(summary["report_path"]).to_pylist()
     assert not next(r for r in report if r["filter"] == "noise")["ran"]
-    with pytest.raises(ValueError, match="unknown filters"):
+    with pytest.raises(InputError, match='skip: must be a list of strings from .*, not "spelling"'):
         FilterOptions(skip=frozenset({"spelling"}))

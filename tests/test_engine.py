@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from revmine.errors import InputError
 from revmine.engine import ADDRESS_ENV, LocalEngine, map_batches, open_engine
 
 
@@ -60,13 +61,13 @@ def test_local_engine_is_a_plain_lazy_loop():
 
 
 def test_engine_arguments_are_checked():
-    with pytest.raises(ValueError, match="unknown engine 'spark'"):
+    with pytest.raises(InputError, match="unknown engine 'spark'"):
         open_engine("spark")
-    with pytest.raises(ValueError, match="need engine 'dask'"):
+    with pytest.raises(InputError, match="need engine 'dask'"):
         open_engine("local", workers=4)
-    with pytest.raises(ValueError, match="need engine 'dask'"):
+    with pytest.raises(InputError, match="need engine 'dask'"):
         open_engine("local", address="tcp://127.0.0.1:8786")
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(InputError, match="at least 1"):
         open_engine("dask", workers=0)
     open_engine("local", workers=1).close()
 

@@ -12,6 +12,7 @@ from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from revmine import metrics
+from revmine.errors import InputError
 from revmine.metrics.registry import METRICS
 from revmine.metrics.text import Chrf, Ter
 
@@ -118,7 +119,7 @@ def test_bad_references_are_refused():
         metrics.corpus_bleu(["a", "b"], [["a", "b"], ["a"]])
     with pytest.raises(ValueError, match="hypothesis 1 has no reference"):
         metrics.compute("chrf", ["a", "b"], [["a", None]])
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(InputError, match="unknown metric"):
         metrics.compute("blue", ["a"], ["a"])
 
 

@@ -15,7 +15,7 @@ from nltk.translate import bleu_score as nltk_bleu
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 import revmine.metrics.tokens as tokens_module
-from revmine.metrics.bleu import BLEU, BLEUCC, BLEUMoses, BLEUNorm, bleu_statistics
+from revmine.metrics.bleu import BLEU, BLEUCC, BLEUMoses, BLEUNorm, bleu_statistics, multi_reference_statistics
 from revmine.metrics.tokens import intern_tokens
 from revmine.metrics.predictions import read_predictions
 
@@ -210,3 +210,32 @@ def test_large_vocabularies_fall_back_exactly():
     expected = [[len(h.split()), len(r.split()), *(clipped(h.split(), r.split(), n) for n in range(1, 5))]
                 for h, r in zip(hyps, refs)]
     assert bleu_statistics(hyps, refs).tolist() == expected
+
+
+def test_compiled_counting_equals_sacrebleu(tufano_dir):
+    """Batches of at least ``NUMBA_MIN_PAIRS`` pairs are counted by the compiled kernel (``_bleu``): real
+    beams (each reference repeated k times in a row) and random pairs with Unicode whitespace, long and
+    non-ASCII tokens, empty sides and references shared out of order; then one to three references per
+    hypothesis (the same reference twice included). Same values as sacrebleu."""
+    from revmine.metrics import _bleu
+    from revmine.metrics.edit import NUMBA_MIN_PAIRS
+
+    if not _bleu.AVAILABLE:
+        pytest.skip("numba is not installed")
+    hyps, refs = read_predictions(tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").flat()
+    rng = random.Random(11)
+    words = ["a", "b", "é", "x\u00a0y", "z\u3000", "\u200bq", "long_" * 9, "\U0001f600", "(", ")"]
+    fake_refs = [" ".join(rng.choices(words, k=rng.randint(0, 14))) for _ in range(60)]
+    fake = [(" ".join(rng.choices(words, k=rng.randint(0, 14))), rng.choice(fake_refs)) for _ in range(600)]
+    hyps, refs = hyps[:900] + [h for h, _ in fake], refs[:900] + [r for _, r in fake]
+    assert len(hyps) >= NUMBA_MIN_PAIRS
+    sets = [[r, *rng.choices(refs[max(0, i - 30):i + 30] + fake_refs, k=rng.choice([0, 1, 2]))]
+            for i, r in enumerate(refs)]
+    for references, statistics, scores in (
+            (refs, bleu_statistics(hyps, refs), BLEU().sentence_scores(hyps, refs)),
+            (sets, multi_reference_statistics(hyps, sets), BLEU().multi_reference_scores(hyps, sets))):
+        references = [r if isinstance(r, list) else [r] for r in references]
+        expected = [sacrebleu.sentence_bleu(h, rs, tokenize="none") for h, rs in zip(hyps, references)]
+        assert statistics[:, :2].tolist() == [[e.sys_len, e.ref_len] for e in expected]
+        assert statistics[:, 2:].tolist() == [e.counts for e in expected]
+        np.testing.assert_allclose(scores, [e.score / 100 for e in expected], rtol=0, atol=1e-9)

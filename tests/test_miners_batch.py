@@ -214,7 +214,7 @@ def test_cli_mines_concurrently_and_exits_non_zero_with_the_failures(server, tmp
                 ("github", "octo/demo", None)]
     job = write_job(tmp_path / "job.toml", server, projects)
     out = tmp_path / "out"
-    assert main(["mine", "--job", str(job), "--out", str(out), "--concurrency", "3"]) != 0
+    assert main(["mine", "-q", "--job", str(job), "--out", str(out), "--concurrency", "3"]) == 1  # an OperationError
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("revmine: error: mining failed for 1 of 3 projects") and len(err) == 3
     assert err[1].startswith("  github octo/broken: git_error: ") and "no-such-repo.git" in err[1]

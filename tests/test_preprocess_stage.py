@@ -439,7 +439,7 @@ def test_cli_preprocess_then_unabstract(tmp_path, capsys):
     from revmine.cli import main
 
     rounds = write_rounds(tmp_path / "rounds.parquet", [round_row()])
-    assert main(["preprocess", "--rounds", str(rounds), "--out", str(tmp_path / "out")]) == 0
+    assert main(["preprocess", "--rounds", str(rounds), "--out", str(tmp_path / "out"), "--json"]) == 0
     counts = json.loads(capsys.readouterr().out)
     candidates = read_table(tmp_path / "out" / "candidates.parquet").to_pylist()
     assert counts["triplets"] + counts["pairs"] == len(candidates) > 0
@@ -452,7 +452,7 @@ def test_cli_preprocess_then_unabstract(tmp_path, capsys):
     assert (tmp_path / "raw.txt").read_text() == (
         "public void add ( int price ) { if ( price < 0 ) { throw new IllegalArgumentException ( ) ; } "
         "total += price ; }\n")
-    assert "0 id(s) not in their map" in capsys.readouterr().err
+    assert "0 id(s) not in their map" in capsys.readouterr().out
 
 
 def test_dask_engine_writes_the_same_bytes(tmp_path, monkeypatch):
@@ -482,8 +482,8 @@ def test_dask_engine_writes_the_same_bytes(tmp_path, monkeypatch):
 
 def test_engine_arguments_fail_before_any_output(tmp_path):
     rounds = write_rounds(tmp_path / "rounds.parquet", [round_row()])
-    with pytest.raises(ValueError, match="unknown engine"):
+    with pytest.raises(InputError, match="unknown engine"):
         preprocess(rounds, tmp_path / "out", engine="spark")
-    with pytest.raises(ValueError, match="need engine 'dask'"):
+    with pytest.raises(InputError, match="need engine 'dask'"):
         preprocess(rounds, tmp_path / "out", workers=2)
     assert not (tmp_path / "out").exists()

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from revmine.errors import InputError
 from revmine.metrics.base import Metric
 from revmine.metrics.predictions import read_predictions
 from revmine.metrics.score import best_of_k, score_predictions, write_run
@@ -159,7 +160,7 @@ def test_workers_give_byte_identical_scores(tufano_dir: Path) -> None:
     assert json.dumps(one.summary) == json.dumps(two.summary)
     assert np.isnan(two.table.column("ter_cmg2022").to_numpy()).any()
     assert two.table.column("sequential").to_numpy().tolist() == list(range(preds.k * len(beams)))
-    with pytest.raises(ValueError, match="workers"):
+    with pytest.raises(InputError, match="workers"):
         score_predictions(preds, metrics, workers=0)
 
 

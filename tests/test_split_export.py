@@ -199,9 +199,9 @@ def test_no_pair_at_the_threshold_straddles_splits(tmp_path, given_clusters):
 
 
 def test_split_options_are_validated():
-    with pytest.raises(ValueError, match="strategy"):
+    with pytest.raises(InputError, match="strategy"):
         SplitOptions(strategy="alphabetical")
-    with pytest.raises(ValueError, match="fractions"):
+    with pytest.raises(InputError, match="fractions"):
         SplitOptions(fractions=(0.8, 0.1, 0.2))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from revmine.errors import InputError
 from revmine.cli import main
 from revmine.filter_report import PROFILE_KEY
 from revmine.filters import classifier, tufano2021
@@ -128,7 +129,7 @@ def test_filter_profile_with_a_model_adds_the_classifier(tmp_path, monkeypatch):
 
 
 def test_unknown_profile_is_refused():
-    with pytest.raises(ValueError, match="unknown filter profile 'tufano'"):
+    with pytest.raises(InputError, match='profile: must be one of "revmine", "tufano2021", not "tufano"'):
         FilterOptions(profile="tufano")
 
 

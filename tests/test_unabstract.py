@@ -44,6 +44,6 @@ def test_errors_name_the_file_and_row(tmp_path: Path) -> None:
         unabstract_file(preds, maps, tmp_path / "out.txt")
     with pytest.raises(InputError, match=r"m2\.parquet \[abstraction_map\]: no column 'abstraction_map'"):
         unabstract_file(preds, maps, tmp_path / "out.txt", map_column="abstraction_map")
-    with pytest.raises(ValueError, match="beam must be at least 1"):
+    with pytest.raises(InputError, match="beam: must be at least 1"):
         unabstract_file(preds, maps, tmp_path / "out.txt", beam=0)
     assert not (tmp_path / "out.txt").exists()

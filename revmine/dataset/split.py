@@ -42,19 +42,17 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
+from ..options import check, option
 from ..rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
+    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
-from ..schema import (
-    DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_NAME, ROUNDS_VERSION,
-)
+from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
 from ..staging import staged_directory
 from ..store import read_table, write_json, write_table
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
-SPLITS = ("train", "eval", "test")
 STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
@@ -64,18 +62,20 @@ SUMMARY_FILE = "split.json"
 class SplitOptions:
     """How to split; ``near_duplicates`` and ``duplicate_fields`` say what the split's own join compares."""
 
-    strategy: str = "random"
-    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
-    seed: int = 0
-    rounds: str | Path | None = None  # rounds.parquet: the times of the ``time`` strategy
+    strategy: str = option("random", "random: near-duplicate clusters dealt at random; project: whole projects "
+                                     "dealt at random; time: rounds in time order", choices=STRATEGIES)
+    fractions: tuple[float, float, float] = option((0.8, 0.1, 0.1), "train, eval and test shares, summing to 1",
+                                                   items=True, length=3, min=0, max=1)
+    seed: int = option(0, "seed of the random strategy", min=0)
+    rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
+                                       "the mined rounds)", type=Path, job=False)
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"unknown split strategy {self.strategy!r}; choose one of {STRATEGIES}")
-        if len(self.fractions) != 3 or min(self.fractions) < 0 or abs(sum(self.fractions) - 1) > 1e-9:
-            raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {self.fractions}")
+        check(self)
+        if abs(sum(self.fractions) - 1) > 1e-9:
+            raise InputError.setting("fractions", f"must sum to 1, not {sum(self.fractions):g} ({list(self.fractions)})")
 
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
@@ -192,7 +192,7 @@ def _round_times(rows: CandidateRows, options: SplitOptions, path: Path | None) 
     """round_id -> the round's ``created`` time in the rounds file (earliest of its rows)."""
     if options.rounds is None:
         raise InputError(path, "the time split needs the rounds' times: give the rounds.parquet file (rounds=...)")
-    rounds = read_table(options.rounds, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}", columns=["round_id", "created"])
+    rounds = read_table(options.rounds, expect=ROUNDS_SCHEMA, columns=["round_id", "created"])
     rounds = rounds.filter(pc.is_valid(rounds.column("created")))
     times: dict[str, Any] = {}
     for round_id, created in zip(rounds.column("round_id").to_pylist(), rounds.column("created").to_pylist()):

@@ -147,7 +147,7 @@ def _estimator(model: str, seed: int, params: dict[str, object]) -> BaseEstimato
                                          **params})
     if model == "naive_bayes":
         return MultinomialNB(**{"alpha": 0.1, **params})
-    raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
+    raise InputError.setting("model", f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
 
 
 def _words() -> TfidfVectorizer:

@@ -61,6 +61,8 @@ import pyarrow as pa
 from ..errors import InputError
 from ..filter_report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
 from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from ..options import check, option
+from ..progress import progress_bar
 from ..rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
@@ -93,34 +95,6 @@ PROFILES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class FilterOptions:
-    """Settings of the filter step; the defaults are those of the 2021 dataset and of CodeNet."""
-
-    max_tokens: int = 100
-    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
-    #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
-    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
-    #: which noise rules run (:data:`PROFILES`)
-    profile: str = "revmine"
-    #: ``is_noise(raw comments) -> bool array``; None: the profile's rules (and classifier) decide
-    is_noise: IsNoise | None = None
-    noise_model: str | Path | None = None  # a model saved by ``revmine classifier train``
-    #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
-    preprocess_dropped: str | Path | None = None
-    skip: frozenset[str] = frozenset()  # names of filters not to run
-
-    def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown filter profile {self.profile!r}; profiles are {sorted(PROFILES)}")
-        unknown = set(self.skip) - set(FILTER_NAMES)
-        if unknown:
-            raise ValueError(f"unknown filters to skip: {sorted(unknown)}; filters are {list(FILTER_NAMES)}")
-        missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
-        if missing:
-            raise ValueError(f"duplicate_fields not in the candidates schema: {missing}")
-
-
 @dataclass
 class Removal:
     """What one filter decided for the rows still in: ``drop`` per row, a ``detail`` for each dropped row,
@@ -131,7 +105,7 @@ class Removal:
     cluster_id: list[str] | None = None
 
 
-FilterFn = Callable[[CandidateRows, np.ndarray, FilterOptions], Removal]
+FilterFn = Callable[[CandidateRows, np.ndarray, "FilterOptions"], Removal]
 
 
 def _removal(alive: np.ndarray, decide: Callable[[int], str | None]) -> Removal:
@@ -307,8 +281,33 @@ FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
 FILTER_NAMES = tuple(name for name, _, _ in FILTERS)
 
 
+@dataclass(frozen=True)
+class FilterOptions:
+    """Settings of the filter step; the defaults are those of the 2021 dataset and of CodeNet."""
+
+    max_tokens: int = option(100, "longest abstracted m_s / m_r kept, in tokens (the 2021 dataset's limit)", min=1)
+    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
+    #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
+    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
+    profile: str = option("revmine", "noise rules: " + "; ".join(f"{name}: {what}" for name, what in PROFILES.items())
+                          + " (tufano2021 runs no classifier unless noise_model is given)", choices=tuple(PROFILES))
+    #: ``is_noise(raw comments) -> bool array``; None: the profile's rules (and classifier) decide
+    is_noise: IsNoise | None = None
+    noise_model: Path | None = option(None, "a model saved by revmine classifier train (default: the shipped one)",
+                                      type=Path, digest=True)
+    #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
+    preprocess_dropped: str | Path | None = None
+    skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)
+
+    def __post_init__(self) -> None:
+        check(self)
+        missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
+        if missing:
+            raise InputError.setting("duplicate_fields", f"not in the candidates schema: {missing}")
+
+
 def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
-                      options: FilterOptions | None = None) -> dict[str, Any]:
+                      options: FilterOptions | None = None, progress: bool = False) -> dict[str, Any]:
     """Run the filters; write ``kept.parquet``, ``dropped.parquet``, ``filter_report.parquet`` and ``.md``
     in ``out_dir``; return the counts and paths."""
     options = options or FilterOptions()
@@ -324,7 +323,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     removed: Counter[tuple[str, str, str]] = Counter()  # (kind, filter, source)
     ran = {"input"}
     cluster_ids = list(rows.col("id"))  # a row is its own cluster until the near-duplicate step
-    for name, function, _ in FILTERS:
+    for name, function, _ in progress_bar(FILTERS, desc="filter", unit="filter", enabled=progress):
         if name in options.skip or not alive.size:
             continue
         removal = function(rows, alive, options)

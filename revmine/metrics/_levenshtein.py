@@ -30,13 +30,14 @@ Measured on the 1-encoder k=10 fixture (17,190 pairs, ~46 tokens each; benchmark
 ``threads`` > 1 scores chunks of hypotheses on a thread pool (the kernels release the GIL); chunks write
 disjoint slices of the output, so the values do not depend on it. Without numba, ``AVAILABLE`` is False
 (the functions stay plain Python) and ``edit.py`` uses rapidfuzz on ``str.split()`` lists (same values).
+Steps 1-3 (``number_tokens``, ``_lookup``) also number BLEU's tokens (``_bleu.py``).
 The compiled code is cached on disk (``cache=True``, in ``__pycache__``): the first use after an install
 compiles it (several seconds), later processes load it (numba's own start-up, about a second, dominates).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -286,19 +287,27 @@ def _myers(pattern, text, peq, vp, vn):
 
 
 @njit(cache=True, nogil=True)
+def _lookup(cp, lengths, whitespace, table_key, table_at, table_len, table_id, bits, pool, vocab):
+    """The ``str.split()`` tokens of strings joined by one separator each, as the numbers of the table
+    (``vocab`` for a token not in it, equal to nothing numbered), and ``first`` as :func:`_scan`'s."""
+    keys, starts, ends, first = _scan(cp, lengths, whitespace)
+    ids = np.empty(keys.shape[0], dtype=np.int32)
+    for t in range(first[lengths.shape[0]]):
+        slot = _probe(table_key, table_at, table_len, bits, keys[t], cp, starts[t], pool)
+        ids[t] = table_id[slot] if table_len[slot] >= 0 else vocab
+    return ids, first
+
+
+@njit(cache=True, nogil=True)
 def _distances(cp, lengths, whitespace, table_key, table_at, table_len, table_id, bits, pool, vocab,
                ref_ids, ref_first, ref_of, distance, hyp_len, words):
     """Token Levenshtein distance of each hypothesis of a chunk (``cp``: them joined by one separator
     each) to its reference (``ref_of``: its number), into ``distance`` and ``hyp_len``. A hypothesis
     token equal to no reference token gets id ``vocab``, which matches nothing."""
-    keys, starts, ends, first = _scan(cp, lengths, whitespace)
-    ids = np.empty(keys.shape[0], dtype=np.int32)
+    ids, first = _lookup(cp, lengths, whitespace, table_key, table_at, table_len, table_id, bits, pool, vocab)
     peq = np.zeros((vocab + 1, words), dtype=np.uint64)
     vp = np.empty(words, dtype=np.uint64)
     vn = np.empty(words, dtype=np.uint64)
-    for t in range(first[lengths.shape[0]]):
-        slot = _probe(table_key, table_at, table_len, bits, keys[t], cp, starts[t], pool)
-        ids[t] = table_id[slot] if table_len[slot] >= 0 else vocab
     for s in range(lengths.shape[0]):
         a0 = first[s]
         a1 = first[s + 1]
@@ -338,6 +347,42 @@ def _code_points(strings: Sequence[str]) -> np.ndarray:
     return cp
 
 
+class Numbered(NamedTuple):
+    """Strings' tokens numbered by :func:`number_tokens`: ``ids[first[s]:first[s + 1]]`` are string s's;
+    ``table`` is what :func:`_lookup` (and the kernels calling it) take to number other strings' tokens."""
+
+    ids: np.ndarray
+    first: np.ndarray
+    table: tuple
+
+
+def number_tokens(strings: Sequence[str]) -> Numbered:
+    """The ``str.split()`` tokens of ``strings`` numbered 0, 1, ... in order of first occurrence."""
+    bits = 10  # the table: key, pool offset, length (-1: empty slot), number
+    table = (np.zeros(1 << bits, dtype=np.uint64), np.zeros(1 << bits, dtype=np.int64),
+             np.full(1 << bits, -1, dtype=np.int64), np.zeros(1 << bits, dtype=np.int32))
+    pool, pool_used, vocab, k = np.empty(1024, dtype=np.uint32), 0, 0, 0
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    first = np.empty(len(strings) + 1, dtype=np.int64)
+    ids = np.empty(int(lengths.sum()) // 2 + len(strings) + 1, dtype=np.int32)  # >= tokens
+    for lo in range(0, len(strings), _CHUNK):
+        cp = _code_points(strings[lo:lo + _CHUNK])
+        keys, starts, ends, chunk_first = _scan(cp, lengths[lo:lo + _CHUNK], WHITESPACE)
+        first[lo:lo + len(chunk_first) - 1] = k + chunk_first[:-1]
+        t, stop = 0, int(chunk_first[-1])
+        while True:
+            t, pool_used, vocab, k = _insert(keys, starts, ends, cp, t, stop, *table, bits, pool, pool_used,
+                                             vocab, ids, k)
+            if t == stop:
+                break
+            if 2 * (vocab + 1) > len(table[0]):
+                *table, bits = _grown(*table, bits)
+            else:
+                pool = np.concatenate([pool, np.empty(len(pool) + ends[t] - starts[t], dtype=np.uint32)])
+    first[len(strings)] = k
+    return Numbered(ids[:k], first, (*table, bits, pool, vocab))
+
+
 def token_distances(hypotheses: Sequence[str], references: Sequence[str],
                     threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Levenshtein distance between ``h.split()`` and ``r.split()`` per pair, and both token counts.
@@ -350,29 +395,8 @@ def token_distances(hypotheses: Sequence[str], references: Sequence[str],
     hypotheses = list(hypotheses)
     n = len(hypotheses)
     ref_index, refs = distinct(references)
-    # the references' tokens, numbered; the table (key, pool offset, length or -1 if empty, number)
-    bits = 10
-    table = (np.zeros(1 << bits, dtype=np.uint64), np.zeros(1 << bits, dtype=np.int64),
-             np.full(1 << bits, -1, dtype=np.int64), np.zeros(1 << bits, dtype=np.int32))
-    pool, pool_used, vocab, k = np.empty(1024, dtype=np.uint32), 0, 0, 0
-    ref_lengths = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
-    ref_first = np.empty(len(refs) + 1, dtype=np.int64)
-    ref_ids = np.empty(int(ref_lengths.sum()) // 2 + len(refs) + 1, dtype=np.int32)  # >= tokens
-    for lo in range(0, len(refs), _CHUNK):
-        cp = _code_points(refs[lo:lo + _CHUNK])
-        keys, starts, ends, first = _scan(cp, ref_lengths[lo:lo + _CHUNK], WHITESPACE)
-        ref_first[lo:lo + len(first) - 1] = k + first[:-1]
-        t, stop = 0, int(first[-1])
-        while True:
-            t, pool_used, vocab, k = _insert(keys, starts, ends, cp, t, stop, *table, bits, pool, pool_used,
-                                             vocab, ref_ids, k)
-            if t == stop:
-                break
-            if 2 * (vocab + 1) > len(table[0]):
-                *table, bits = _grown(*table, bits)
-            else:
-                pool = np.concatenate([pool, np.empty(len(pool) + ends[t] - starts[t], dtype=np.uint32)])
-    ref_first[len(refs)] = k
+    numbered = number_tokens(refs)
+    ref_ids, ref_first = numbered.ids, numbered.first
     ref_counts = np.diff(ref_first)
     words = max(1, (int(ref_counts.max(initial=0)) + 63) // 64)  # the shorter side is at most the reference
     distance = np.empty(n, dtype=np.int64)
@@ -381,8 +405,8 @@ def token_distances(hypotheses: Sequence[str], references: Sequence[str],
 
     def run(lo: int) -> None:
         part = slice(lo, lo + _CHUNK)
-        _distances(_code_points(hypotheses[part]), hyp_lengths[part], WHITESPACE, *table, bits, pool, vocab,
-                   ref_ids, ref_first, ref_index[part], distance[part], hyp_len[part], words)
+        _distances(_code_points(hypotheses[part]), hyp_lengths[part], WHITESPACE, *numbered.table, ref_ids,
+                   ref_first, ref_index[part], distance[part], hyp_len[part], words)
 
     starts = range(0, n, _CHUNK)
     if threads > 1 and len(starts) > 1:

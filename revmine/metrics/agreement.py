@@ -28,11 +28,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
-from scipy import stats
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
+from ..store import check_columns
+from ..textio import max_line_bytes
+from ..options import check, option
 from .base import Metric, check_lengths
+from .profiles import PROFILES
+from .registry import split_specs
 from .score import score_columns
 
 HumanScores = Mapping[str, Sequence[float]] | Sequence[float] | np.ndarray
@@ -58,25 +62,36 @@ def read_judgements(
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            header = pacsv.open_csv(path).schema.names
+            # blocks of the text-line limit: a row that does not fit in two is refused (pyarrow: "straddling
+            # object"), as a too long line of the text readers is
+            blocks = pacsv.ReadOptions(block_size=max_line_bytes())
+            header = pacsv.open_csv(path, read_options=blocks).schema.names
             _check_columns(path, header, wanted)
             table = pacsv.read_csv(
                 path,
+                read_options=blocks,
                 convert_options=pacsv.ConvertOptions(
                     include_columns=wanted,
                     column_types={prediction_col: pa.string(), reference_col: pa.string()},
                 ),
             )
         elif suffix in (".parquet", ".pq"):
-            header = pq.read_schema(path).names
-            _check_columns(path, header, wanted)
+            schema = pq.read_schema(path)
+            _check_columns(path, schema.names, wanted)
+            # a column of numbers where texts are expected is refused, not turned into strings
+            check_columns(path, schema, pa.schema([pa.field(c, pa.string()) for c in (prediction_col, reference_col)]))
             table = pq.read_table(path, columns=wanted)
         else:
             raise InputError(path, f"unsupported file type {path.suffix!r}: expected .csv or .parquet")
     except (pa.ArrowInvalid, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise InputError(path, "no such file") from exc
+        if "straddling" in str(exc):
+            raise InputError(path, f"a row too long to read in blocks of {max_line_bytes():,} bytes (the line "
+                                   "limit, set by REVMINE_MAX_LINE_BYTES)") from exc
         raise InputError(path, f"cannot read: {exc}") from exc
+    if table.num_rows == 0:  # else: tables of NaN correlations, and exit status 0
+        raise InputError(path, "no judged pairs: the file has no rows")
     row0 = 2 if suffix == ".csv" else 1  # report CSV line numbers (header is line 1), Parquet row numbers
     texts = {}
     for col in (prediction_col, reference_col):
@@ -141,6 +156,8 @@ def correlations(
     x: np.ndarray, y: np.ndarray, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95
 ) -> dict[str, float]:
     """Spearman, Kendall (τ-b) and Pearson of x with y, each with ``_lo``/``_hi`` percentile bootstrap bounds."""
+    from scipy import stats  # imported here: the command line builds its parsers from this module
+
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     out: dict[str, float] = {}
     with warnings.catch_warnings():  # constant input: scipy warns and returns NaN, which is the answer
@@ -175,6 +192,8 @@ def bootstrap_coefficients(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.
     original pairs in each resample (a copy of a pair is tied with it on both sides), which needs n×n
     sign matrices: fine for the few thousand pairs human judgements come in.
     """
+    from scipy import stats
+
     xs, ys = x[idx], y[idx]
     spearman = _rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1))
     pearson = _rowwise_pearson(xs, ys)
@@ -251,3 +270,23 @@ def _post_signature(rounding: int | None, by_max: bool, flip: bool) -> str:
     if flip:
         parts.append("dist:1-x")
     return "".join(f"|{p}" for p in parts)
+
+
+@dataclass(frozen=True)
+class AgreementOptions:
+    """The settings of ``revmine agreement``."""
+
+    score_cols: tuple[str, ...] = option(None, "human score columns, averaged per pair", type=str, items=True,
+                                         required=True)
+    pred_col: str = option("prediction", "prediction column")
+    ref_col: str = option("reference", "reference column")
+    metrics: tuple[str, ...] | None = option(None, "metric specs (default: the nl set; with a profile: added to its "
+                                             "metrics)", type=str, items=True,
+                                             split=split_specs)
+    profile: str | None = option(None, "a profile's metrics and post-processing", type=str,
+                                 choices=tuple(sorted(PROFILES)))
+    bootstrap: int = option(1000, "bootstrap resamples for the 95% confidence intervals (0: none)", min=0)
+    seed: int = option(0, "seed of the bootstrap", min=0)
+
+    def __post_init__(self) -> None:
+        check(self)

@@ -32,7 +32,7 @@ the spaces, unlike ``char``), for natural language.
 
 Several references per hypothesis (``multi_reference_scores``, ``multi_reference_corpus_score``): clipped
 by an n-gram's largest count in any one reference and the closest reference length (shorter on a tie),
-as sacrebleu and nltk do.
+as sacrebleu and nltk do (large batches: the compiled kernel of ``_bleu.py``, as for one reference).
 Tufano et al. (ICSE 2021) did exactly that: their published BLEU-4 box plots are ``BLEU(tokenize="char",
 smooth="nltk0")`` (best-of-k medians 0.8315/0.8860/0.8980/0.9145 on their 1-encoder predictions,
 k = 1/3/5/10), not token-level BLEU (0.728/0.801/0.817/0.841).
@@ -50,14 +50,20 @@ Natural-language variants used in commit-message and code-comment generation:
   ``smooth_bleu.py``/``evaluator.py`` (code-to-text): see its docstring for exactly what it does. It is
   *not* nltk's method 2, legacy or not (different brevity penalty, tokenisation and short-sentence rule).
 
-Speed: sentences are scored in batches without Python loops over tokens. Tokens are mapped to dense
-integer ids with numpy (``tokens.intern_tokens``: hash of the code points, verified against the token
-text, so ids are exact);
-each position's padded n-gram of the highest order is packed with its pair index into one int64 key;
-one sort per batch puts every n-gram of every order next to its equals (an order-n group is a run of
-keys sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over the
-groups, read off a running count. 11-17x sacrebleu's throughput on a busy 2-core machine
-(benchmarks/bench_code_metrics.py).
+Speed (issue 12: sentence BLEU-4 at least 20x ``sacrebleu.sentence_bleu(tokenize='none')`` on the
+1-encoder k=10 file, 17,190 pairs of ~46 tokens; ``benchmarks/bench_code_metrics.py``). Profiled, the
+numpy counting below took 0.2-0.4 s there, half of it numbering the tokens (``intern_tokens``), the rest
+sorting and scanning packed n-gram keys: 4-9x sacrebleu. So batches of at least ``NUMBA_MIN_PAIRS``
+whitespace-tokenised pairs are counted by the compiled kernel of ``_bleu.py`` (tokens numbered straight
+from the code points, each distinct reference's n-gram tables built once per beam, clipping counted while
+reading the hypothesis): ~35 ms, of which ~25 ms in the kernel; medians 35-41x sacrebleu in four
+benchmark runs of 7 interleaved rounds on the busy 2-core machine (rounds 22-58x), 43-52x nltk.
+Smaller batches, other tokenisations and installs without numba use the numpy counting: tokens mapped to
+dense integer ids (``tokens.intern_tokens``: hash of the code points, verified against the token text, so
+ids are exact); each position's padded n-gram of the highest order packed with its pair index into one
+int64 key; one sort per batch puts every n-gram of every order next to its equals (an order-n group is a
+run of keys sharing their top bits), and clipped matches are ``(hyp + ref - sum |hyp - ref|) / 2`` over
+the groups, read off a running count.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from typing import Sequence
 import numpy as np
 
 from .base import Metric, check_lengths, distinct, memo
+from .edit import NUMBA_MIN_PAIRS
 from .tokens import (SACREBLEU_TOKENIZERS, check_tokenizer, codexglue_tokens, intern_tokens,
                      sacrebleu_tokenizer, token_sequence)
 
@@ -166,6 +173,15 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize
     return out
 
 
+def _compiled(tokenize: str, pairs: int):
+    """The compiled counting (``_bleu``) if it applies: whitespace tokens, numba installed, and a batch large
+    enough to repay numba's start-up (loading the kernel takes about a second in a fresh process)."""
+    if tokenize != "space" or pairs < NUMBA_MIN_PAIRS:
+        return None
+    from . import _bleu
+    return _bleu if _bleu.AVAILABLE else None
+
+
 def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders: int = 4,
                     tokenize: str = "space") -> np.ndarray:
     """Per pair ``[hyp_len, ref_len, matches_1, ..., matches_orders]`` (int64), the sufficient statistics
@@ -174,6 +190,9 @@ def bleu_statistics(hypotheses: Sequence[str], references: Sequence[str], orders
     check_tokenizer(tokenize)
     if not len(hypotheses):
         return np.zeros((0, orders + 2), dtype=np.int64)
+    kernel = _compiled(tokenize, len(hypotheses))
+    if kernel:
+        return kernel.clipped_matches(hypotheses, references, orders)
     return np.concatenate([
         _chunk_stats(hypotheses[i:i + _CHUNK], references[i:i + _CHUNK], orders, tokenize)
         for i in range(0, len(hypotheses), _CHUNK)])
@@ -189,10 +208,14 @@ def multi_reference_statistics(hypotheses: Sequence[str], reference_sets: Sequen
     if all(len(refs) == 1 for refs in reference_sets):
         return bleu_statistics(hypotheses, [refs[0] for refs in reference_sets], orders, tokenize)
     check_tokenizer(tokenize)
-    out = np.zeros((len(hypotheses), orders + 2), dtype=np.int64)
-    for i, (hyp, refs) in enumerate(zip(hypotheses, reference_sets)):
+    for i, refs in enumerate(reference_sets):
         if not refs:
             raise ValueError(f"hypothesis {i} has no reference")
+    kernel = _compiled(tokenize, len(hypotheses))
+    if kernel:
+        return kernel.multi_reference_matches(hypotheses, reference_sets, orders)
+    out = np.zeros((len(hypotheses), orders + 2), dtype=np.int64)
+    for i, (hyp, refs) in enumerate(zip(hypotheses, reference_sets)):
         h = token_sequence(hyp, tokenize)
         rs = [token_sequence(r, tokenize) for r in refs]
         out[i, 0] = len(h)
@@ -349,12 +372,15 @@ class BLEU(Metric):
             texts = [tokens(t) for t in texts]
         return texts
 
+    def _orders(self) -> int:
+        return max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
+
     def _statistics(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        check_lengths(hypotheses, references)
-        return self._multi_statistics(hypotheses, [[r] for r in references])
+        tokenize = "space" if self.tokenize in SACREBLEU_TOKENIZERS else self.tokenize
+        return bleu_statistics(self._prepare(hypotheses), self._prepare(references), self._orders(), tokenize)
 
     def _multi_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
-        orders = max(self.max_n, 5) if self.smooth in ("nltk5", "nltk7") else self.max_n
+        orders = self._orders()
         tokenize = "space" if self.tokenize in SACREBLEU_TOKENIZERS else self.tokenize
         flat = self._prepare([r for refs in reference_sets for r in refs])
         sets, start = [], 0

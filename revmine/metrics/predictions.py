@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import pyarrow.parquet as pq
-
 from ..errors import InputError
+from ..store import read_table
 from ..textio import read_jsonl as read_json_objects
 from ..textio import read_lines
 
@@ -150,7 +149,7 @@ def read_text(hypotheses: str | Path, references: str | Path | Sequence[str | Pa
     hyp_path = Path(hypotheses)
     ref_paths = [Path(references)] if isinstance(references, (str, Path)) else [Path(r) for r in references]
     if beam < 1:
-        raise ValueError(f"beam must be at least 1, got {beam}")
+        raise InputError.setting("beam", f"must be at least 1, got {beam}")
     hyps, refs = read_lines(hyp_path), read_lines(ref_paths[0])
     if not refs:
         raise InputError(ref_paths[0], "no references: the file is empty")
@@ -228,10 +227,7 @@ def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str |
 def read_parquet(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
                  id_field: str | None = None) -> Predictions:
     path = Path(path)
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except Exception as exc:  # pyarrow raises several types for a bad file
-        raise InputError(path, f"not a readable Parquet file: {exc}") from exc
+    rows = read_table(path).to_pylist()  # each value's type is checked with its row below
     # Parquet rows have no line numbers; report 1-based row numbers in their place.
     return _from_records(list(enumerate(rows, start=1)), path, "parquet", pred_field, ref_field, id_field)
 
@@ -266,7 +262,7 @@ def read_predictions(path: str | Path, fmt: str | None = None,
     """Read predictions in any supported format (detected when ``fmt`` is None)."""
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "tufano":
         return read_tufano(path)
     if fmt == "text":

@@ -12,6 +12,7 @@ import re
 from importlib import import_module
 from typing import TYPE_CHECKING, Callable
 
+from ..errors import InputError
 from .base import Metric
 
 if TYPE_CHECKING:
@@ -77,17 +78,17 @@ def make_metric(spec: str) -> Metric:
     """Build one metric from ``name`` or ``name(key=value, ...)``; errors list the known names."""
     match = _SPEC.match(spec)
     if match is None or match.group(1) not in METRICS:
-        raise ValueError(f"unknown metric {spec!r}; known: {', '.join(METRICS)}")
+        raise InputError.setting("metrics", f"unknown metric {spec!r}; known: {', '.join(METRICS)}")
     kwargs: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in (match.group(2) or "").split(","))):
         key, sep, value = item.partition("=")
         if not sep:
-            raise ValueError(f"metric {spec!r}: setting {item!r} is not key=value")
+            raise InputError.setting("metrics", f"metric {spec!r}: setting {item!r} is not key=value")
         kwargs[key.strip()] = _value(value.strip())
     try:
         return METRICS[match.group(1)](**kwargs)
-    except TypeError as exc:
-        raise ValueError(f"metric {spec!r}: {exc}") from exc
+    except (TypeError, ValueError) as exc:  # an unknown setting, or a value the metric refuses
+        raise InputError.setting("metrics", f"metric {spec!r}: {exc}") from exc
 
 
 def split_specs(text: str) -> list[str]:
@@ -111,7 +112,7 @@ def make_metrics(specs: list[str]) -> list[Metric]:
 
 def default_metrics(kind: str) -> list[Metric]:
     if kind not in DEFAULTS:
-        raise ValueError(f"unknown kind {kind!r}; choose one of {', '.join(DEFAULTS)}")
+        raise InputError.setting("kind", f"unknown kind {kind!r}; choose one of {', '.join(DEFAULTS)}")
     return make_metrics(DEFAULTS[kind])
 
 
@@ -125,11 +126,11 @@ def select_metrics(profile: str | None = None, metrics: str | list[str] | None =
              if metrics else [])
     if profile:
         if profile not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}")
+            raise InputError.setting("profile", f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}")
         chosen = PROFILES[profile].metrics()
         taken = {m.column for m in chosen}
         clash = [m.column for m in named if m.column in taken]
         if clash:
-            raise ValueError(f"--metrics {', '.join(clash)}: already computed by profile {profile}")
+            raise InputError.setting("metrics", f"{', '.join(clash)}: already computed by profile {profile}")
         return chosen + named, PROFILES[profile]
     return (named or default_metrics(kind)), None

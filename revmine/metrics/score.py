@@ -43,11 +43,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
+from ..options import check, option
+from ..progress import progress_bar
 from ..schema import scores_schema
-from ..store import atomic_path, write_json, write_table, write_text
+from ..store import atomic_path, write_json, write_table, write_text, writing
+from ..errors import InputError
 from .base import Metric, SharedStatistics
+from .predictions import FORMATS as PREDICTION_FORMATS
 from .predictions import Predictions, read_predictions
-from .registry import select_metrics
+from .profiles import PROFILES
+from .registry import make_metrics, select_metrics, split_specs
 from .significance import bootstrap_interval
 
 
@@ -96,7 +101,7 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
-        raise ValueError(f"two metrics write the same column: {columns}")
+        raise InputError.setting("metrics", f"two metrics write the same column: {columns}")
     hyps, refs, example, rank = _flatten(preds)
     sets = preds.reference_sets()
     flat_sets = [s for s in sets for _ in range(preds.k)] if sets else None
@@ -134,7 +139,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     """
     workers = 1 if workers is None else int(workers)
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise InputError.setting("workers", f"must be at least 1, not {workers}")
     n = len(hyps)
     groups = statistics_groups(metrics)
     pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
@@ -149,16 +154,12 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
                 warnings.warn(f"{names} cannot be sent to worker processes ({exc}); scored in this process",
                               RuntimeWarning, stacklevel=3)
     results: list[np.ndarray | None] = [None] * len(metrics)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(metrics), desc="scoring", unit="metric")
+    bar = progress_bar(total=len(metrics), desc="score", unit="metric", enabled=progress)
 
     def done(members: list[int], values: list[np.ndarray]) -> None:
         for i, column in zip(members, values):
             results[i] = column
-        if bar is not None:
-            bar.update(len(members))
+        bar.update(len(members))
 
     def run_local() -> None:
         for g, members in enumerate(groups):
@@ -184,8 +185,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
                 left[g] -= 1
                 if left[g] == 0:
                     done(groups[g], [np.concatenate(parts) for parts in zip(*chunks[g])])
-    if bar is not None:
-        bar.close()
+    bar.close()
     return results  # type: ignore[return-value]
 
 
@@ -365,7 +365,8 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
     n, k_max = run.examples, run.k
     written = []
     for metric in run.metrics:
@@ -403,3 +404,44 @@ def write_run(run: ScoreRun, out_dir: str | Path, plot: bool = False) -> dict[st
         for p in plot_boxes(run, out / "plots"):
             paths[f"plot:{p.stem}"] = p
     return paths
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """The settings of ``revmine score`` and of a job file's ``[score]`` (scored only when predictions are given)."""
+
+    predictions: Path | None = option(None, "predictions file (Tufano blocks, text, JSON Lines or Parquet)",
+                                      type=Path, flag="", digest=True)
+    format: str | None = option(None, "input format (default: detected)", type=str, choices=PREDICTION_FORMATS)
+    references: tuple[Path, ...] | None = option(None, "references file, one line per example (format text); "
+                                                 "one file per reference of an example", type=Path,
+                                                 items=True, flag="--refs", append=True, digest=True)
+    beam: int = option(1, "predictions per example (format text)", min=1)
+    pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
+    ref_field: str | None = option(None, "reference field (jsonl, parquet)", type=str)
+    id_field: str | None = option(None, "example id field (jsonl, parquet)", type=str)
+    kind: str = option("code", "default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)",
+                       choices=("code", "nl"))
+    metrics: tuple[str, ...] | None = option(None, "metric specs such as bleu(tokenize=char), overriding kind "
+                                             "(with a profile: added to its metrics)", type=str, items=True,
+                                             split=split_specs)
+    profile: str | None = option(None, "reproduce a publication's pipeline exactly (see revmine profiles)", type=str,
+                                 choices=tuple(sorted(PROFILES)))
+    workers: int = option(1, "processes to score in (worth it for slow metrics such as TER on large files)", min=1)
+    ci: int = option(0, "bootstrap resamples for 95% confidence intervals of the means in the summary (0: none)",
+                     min=0)
+
+    def __post_init__(self) -> None:
+        check(self)
+        if self.metrics:
+            make_metrics(list(self.metrics))  # an unknown metric or parameter fails here, before any scoring
+
+
+def score_with(options: ScoreOptions, progress: bool = False) -> ScoreRun:
+    """:func:`score_file` with the settings of ``options``."""
+    if options.predictions is None:
+        raise ValueError("no predictions file given")
+    return score_file(options.predictions, options.format, list(options.references or ()) or None, options.beam,
+                      options.pred_field, options.ref_field, options.id_field, options.profile,
+                      list(options.metrics) if options.metrics else None, options.kind, options.workers, progress,
+                      options.ci)

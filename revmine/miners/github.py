@@ -40,6 +40,7 @@ from datetime import datetime
 from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
+from ..errors import InputError
 from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
@@ -69,7 +70,7 @@ class GitHubMiner(Miner):
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
                  api_url: str = DEFAULT_API, page_size: int = 100):
         if repo.count("/") != 1 or not all(repo.split("/")):
-            raise ValueError(f"repository must be OWNER/NAME, not {repo!r}")
+            raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
         self.client = client
         self.project = repo
         self.api = api_url.rstrip("/")

@@ -60,10 +60,10 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from .. import __version__
 from ..errors import InputError, OperationError
+from ..progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from ..textio import read_toml
@@ -276,6 +276,11 @@ class MiningFailed(OperationError):
 
     def __init__(self, failed: list[dict], total: int, out: Path):
         self.failed = failed
+        if total == 1:  # one project: its error, on one line
+            p = failed[0]
+            super().__init__(f"mining {p['asked']['source']} {p['asked']['project']} failed "
+                             f"({p['failure']['kind']}): {p['failure']['reason']}")
+            return
         others = "the others are done; " if total > len(failed) else ""
         lines = [f"mining failed for {len(failed)} of {total} project{'s' * (total > 1)} ({others}run the same "
                  "command again to retry only what failed or is unfinished):"]
@@ -406,7 +411,7 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
     def mine(item: tuple[str, dict]) -> tuple[Mined, int]:
         return _mine_change(miner, item[1], repo, fetch)
 
-    with tqdm(desc=output.spec.slug, unit="change", disable=not opts.progress, leave=False) as bar:
+    with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
         for (key, _), mined in _ordered(shared.pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
             output.add(key, *mined)
             counts["changes_mined"] += 1
@@ -453,7 +458,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
             repo.close()
     except (RemoteError, GitError, ListingStalled) as exc:
         failure = _failure(exc)
-        output.flush(client.stats)  # what was mined before the failure is kept; the project stays unfinished
+        if output.batch or ckpt.path.exists():  # what was mined before the failure is kept, still unfinished
+            output.flush(client.stats)
     finally:
         client.close()
     return _summary(spec, ckpt.data, output.drops.read(), counts, client.stats, time.monotonic() - started,
@@ -464,8 +470,8 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dic
     """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time."""
     n = opts.concurrency or 1
     shared = _Shared(Limiter(n, opts.max_concurrent_per_host))
-    with ExitStack() as stack, tqdm(total=len(specs), desc="projects", unit="project",
-                                    disable=not opts.progress or len(specs) < 2) as bar:
+    with ExitStack() as stack, progress_bar(total=len(specs), desc="projects", unit="project",
+                                            enabled=opts.progress and len(specs) > 1) as bar:
         if n == 1:
             summaries = []
             for spec in specs:

@@ -43,21 +43,22 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import pyarrow as pa
-from tqdm import tqdm
 
 from ..comments import clean_comment
-from ..engine import open_engine
+from ..engine import ENGINES, check_engine, open_engine
 from ..errors import InputError
 from ..idioms import default_idioms, load_idioms
-from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_NAME, ROUNDS_VERSION, DropReason
+from ..options import check, option
+from ..progress import progress_bar
+from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason
 from ..store import AtomicParquetWriter, Parts
 from ..textio import read_lines
 from .abstraction import AbstractedPair, abstract_pair
 from .linking import Link, comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
 
-__all__ = ["BatchResult", "Limits", "MethodCache", "comment_span", "normalise_source", "preprocess", "process_batch",
-           "process_file"]
+__all__ = ["BatchResult", "Limits", "MethodCache", "PreprocessOptions", "comment_span", "normalise_source", "preprocess",
+           "process_batch", "process_file"]
 
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
@@ -76,6 +77,25 @@ class Limits:
     max_depth: int = MAX_DEPTH
 
 
+@dataclass(frozen=True)
+class PreprocessOptions:
+    """The settings of ``revmine preprocess`` and of a job file's ``[preprocess]`` (the Limits' defaults)."""
+
+    idioms: Path | None = option(None, "idiom list, one per line (default: the 2021 dataset's)", type=Path, digest=True)
+    batch_size: int = option(64, "rounds per batch (bounds the memory)", min=1)
+    max_file_bytes: int = option(Limits.max_file_bytes, "larger files are dropped", min=1)
+    timeout: float = option(Limits.timeout, "seconds allowed per file", above=0)
+    engine: str = option("local", "local (this process) or dask (pip install 'revmine[dask]')", choices=ENGINES)
+    workers: int | None = option(None, "Dask worker processes of a local cluster (default: the cores)", type=int,
+                                 min=1)
+    address: str | None = option(None, "address of a running Dask scheduler (or REVMINE_DASK_SCHEDULER)",
+                                 type=str, flag="--scheduler")
+
+    def __post_init__(self) -> None:
+        check(self)
+        check_engine(self.engine, self.workers, self.address)
+
+
 def normalise_source(data: bytes) -> str:
     """Decode a file as CodeNet normalised it: UTF-8, no byte-order mark, Unix line endings."""
     text = data.decode("utf-8")
@@ -85,9 +105,10 @@ def normalise_source(data: bytes) -> str:
 
 
 def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterable[str] | None = None,
-               batch_size: int = 64, max_file_bytes: int = Limits.max_file_bytes,
+               batch_size: int = PreprocessOptions.batch_size, max_file_bytes: int = Limits.max_file_bytes,
                timeout: float = Limits.timeout, max_depth: int = MAX_DEPTH, progress: bool = False,
-               engine: str = "local", workers: int | None = None, address: str | None = None) -> dict[str, Any]:
+               engine: str = PreprocessOptions.engine, workers: int | None = None,
+               address: str | None = None) -> dict[str, Any]:
     """Turn ``rounds`` into ``OUT/candidates.parquet`` and ``OUT/dropped.parquet``; return the counts.
 
     ``idioms``: a path to an idiom list, the idioms themselves, or None for the 2021 dataset's list.
@@ -109,7 +130,7 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
     with open_engine(engine, workers=workers, address=address) as runner, \
             AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
             AtomicParquetWriter(out / DROPPED_FILE, DROPPED_SCHEMA) as drops, \
-            tqdm(total=source.num_rows, unit="file", disable=not progress) as bar:
+            progress_bar(total=source.num_rows, desc="preprocess", unit="file", enabled=progress) as bar:
         batches = source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS))
         # in-process, one method cache serves the whole run; a remote batch makes its own
         extra = (MethodCache(),) if runner.name == "local" else ()
@@ -164,11 +185,7 @@ def process_batch(batch: pa.RecordBatch, idioms: frozenset[str], limits: Limits,
 
 
 def _open_rounds(path: Path) -> Parts:
-    source = Parts(path, expect=f"{ROUNDS_NAME}/{ROUNDS_VERSION}")
-    for name in _COLUMNS:
-        if name not in source.schema.names:
-            raise InputError(path, "missing column of the rounds schema", field=name)
-    return source
+    return Parts(path, expect=ROUNDS_SCHEMA, columns=_COLUMNS)
 
 
 def _idioms(idioms: str | Path | Iterable[str] | None) -> frozenset[str]:

@@ -13,8 +13,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+
 from ..errors import InputError
-from ..store import read_table, write_text
+from ..store import check_columns, read_table, write_text
 from ..textio import read_lines
 from .abstraction import Inverse, MapSource, unabstract, unknown_ids
 
@@ -38,6 +40,7 @@ def read_maps(path: Path, column: str | None = None) -> list[MapSource]:
     column = column or next((c for c in MAP_COLUMNS if c in table.column_names), MAP_COLUMNS[0])
     if column not in table.column_names:
         raise InputError(path, f"no column {column!r}; columns are {', '.join(table.column_names)}", field=column)
+    check_columns(path, table.schema, pa.schema([pa.field(column, pa.string())]))  # JSON text, not numbers
     wrap = Inverse if column == "abstraction_ids" else dict
     maps: list[MapSource] = []
     for row, text in enumerate(table.column(column).to_pylist(), start=1):
@@ -53,7 +56,7 @@ def unabstract_file(predictions: Path, maps: Path, out: Path, beam: int = 1,
     """Unabstract every line of ``predictions`` (``beam`` lines per example) with its example's map from
     ``maps``, and write the source-code lines to ``out``."""
     if beam < 1:
-        raise ValueError(f"beam must be at least 1, not {beam}")
+        raise InputError.setting("beam", f"must be at least 1, not {beam}")
     lines = read_lines(predictions)
     per_example = read_maps(maps, map_column)
     if len(lines) != beam * len(per_example):
