@@ -1,9 +1,12 @@
 """The revmine command line: one sub-command per stage.
 
 Every command takes -q (no progress, no notes on stderr), -v (more detail, and the traceback of an error)
-and --json (the result as JSON on stdout instead of text); a file argument "-" reads standard input.
-Exit status: 0 done, 2 a usage or input error, 1 an operation that failed (a forge, git, the disk), each
-reported as one line "revmine: error: ..."; anything else is a bug and keeps its traceback.
+and --json (the result as JSON on stdout instead of text); "-" for any one input file reads standard input
+(named <stdin> in errors). Exit status: 0 done, 2 a usage or input error, 1 an operation that failed (a
+forge, git, the disk), each reported as one line "revmine: error: ..."; 141 (128 + SIGPIPE, what a shell
+reports for a Unix tool whose reader went away, so `set -o pipefail` scripts treat revmine alike) when
+stdout was closed before the result was printed, quietly: the command's files are complete by then.
+Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -107,17 +110,14 @@ STDIN_NAME = "<stdin>"
 
 
 def _stdin_copy(suffix: str) -> Path:
-    """Standard input saved to a file (``suffix`` unless it is recognisably Parquet, JSON Lines or a .npz
-    model), for readers that need a path; a second "-" on one command line is a usage error, as there is
-    only one standard input."""
+    """Standard input saved to a file (``suffix`` unless it is recognisably Parquet or JSON Lines), for
+    readers that need a path; a second "-" on one command line is a usage error: there is one stdin."""
     if _STDIN_COPIES:
         raise argparse.ArgumentTypeError("standard input (-) is already read by another argument: give a file")
     data = sys.stdin.buffer.read()
     if data.startswith(b"PAR1"):
         suffix = ".parquet"
-    elif data.startswith(b"PK\x03\x04") and suffix == ".npz":
-        suffix = ".npz"
-    elif data.lstrip()[:1] == b"{" and suffix not in (".toml", ".npz"):
+    elif data.lstrip()[:1] == b"{" and suffix != ".toml":
         suffix = ".jsonl"
     if suffix == ".toml":  # a job file: its relative paths are relative to the current directory, as for a file there
         handle, name = tempfile.mkstemp(prefix=".revmine-stdin-", suffix=suffix, dir=Path.cwd())
@@ -132,8 +132,9 @@ def _stdin_copy(suffix: str) -> Path:
 
 def _remove_stdin_copies() -> None:
     for path in _STDIN_COPIES:
-        path.unlink(missing_ok=True)
-        if path.parent.name.startswith("revmine-stdin-"):
+        if path.name.startswith(".revmine-stdin-"):  # a job file's copy, in the current directory
+            path.unlink(missing_ok=True)
+        else:  # the copy and the temporary folder made for it
             shutil.rmtree(path.parent, ignore_errors=True)
     _STDIN_COPIES.clear()
 

@@ -279,6 +279,28 @@ def test_dash_reads_standard_input_for_any_single_input_file(stdin_dir: Path, ca
         assert json.loads(capsys.readouterr().out) == from_file, command
 
 
+def test_a_model_and_a_parquet_file_from_standard_input(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("text,label\nPlease rename tmp to count.,relevant\nThanks!,noise\nLGTM,noise\n")
+    model = ROOT / "revmine" / "data" / "noise_model.npz"
+    results = []
+    for given in (str(model), "-"):
+        monkeypatch.setattr(sys, "stdin", _Stdin(model.read_bytes()))
+        assert main(["classifier", "evaluate", "--labels", str(labels), "--noise-model", given, "--json"]) == 0
+        results.append(list(json.loads(capsys.readouterr().out)["filters"].values()))
+    assert results[0] == results[1]
+    (tmp_path / "pred.txt").write_text("VAR_1 = VAR_2 ;\n")
+    maps = tmp_path / "maps.parquet"
+    pq.write_table(pa.table({"abstraction_ids": [json.dumps({"VAR_1": "total", "VAR_2": "price"})]}), maps)
+    monkeypatch.setattr(sys, "stdin", _Stdin(maps.read_bytes()))
+    assert main(["unabstract", str(tmp_path / "pred.txt"), "--maps", "-", "--out", str(tmp_path / "raw.txt")]) == 0
+    assert (tmp_path / "raw.txt").read_text() == "total = price ;\n"
+
+
 def test_only_one_argument_reads_standard_input(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", _Stdin(b"a b\n"))
@@ -294,6 +316,7 @@ def test_only_one_argument_reads_standard_input(stdin_dir: Path, capsys: pytest.
     (["unabstract", "p.txt", "--maps", "-", "--out", "o"], "maps"),
     (["classifier", "evaluate", "--labels", "l.csv", "--noise-model", "-"], "noise_model"),
     (["score", "p.txt", "--refs", "r.txt", "--refs", "-"], "references"),
+    (["split", "--dataset", "k.parquet", "--out", "o", "--strategy", "time", "--rounds", "-"], "rounds"),
 ])
 def test_every_input_file_flag_takes_dash(stdin_dir: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str],
                                           dest: str) -> None:
