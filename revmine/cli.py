@@ -342,11 +342,11 @@ def _run_mine(args: argparse.Namespace) -> int:
     from .miners import JobOptions, mine_gerrit, mine_github, run_job
     from .miners.settings import MineOptions
 
-    given = from_args(MineOptions, args)
-    options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=given.cache_mode,  # type: ignore[arg-type]
-                         batch_size=given.batch_size, progress=_progress(args),
+    given = from_args(MineOptions, args)  # checked; a flag not given is absent from args (so None below)
+    options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=getattr(args, "cache_mode", None),
+                         batch_size=getattr(args, "batch_size", None), progress=_progress(args),
                          wait_on_rate_limit=not _flag(args, "no_wait"), concurrency=given.concurrency,
-                         max_concurrent_per_host=given.max_concurrent_per_host)
+                         max_concurrent_per_host=getattr(args, "max_concurrent_per_host", None))
     if args.job is not None:
         from .pipeline import load_job
 
