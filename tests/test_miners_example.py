@@ -61,9 +61,8 @@ def test_example_mined_offline_gives_the_rounds_worked_out_by_hand(tmp_path, no_
     assert manifest["totals"]["dropped"] == 3 and manifest["totals"]["content_fallbacks"] == 0
     assert manifest["totals"]["http_requests"] == 40  # every recorded exchange once, nothing else
 
-    again, _ = mine(tmp_path / "out")  # resumed: all done; only GitHub's listing is revalidated (304)
-    wire = [{k: v for k, v in p["http_this_run"].items() if k != "cache_hits"} for p in again["projects"]]
-    assert wire == [{}, {}, {"requests": 1, "not_modified": 1}]
+    again, _ = mine(tmp_path / "out")  # run again: every project finished, none is asked again
+    assert [(p["status"], p["http_this_run"]) for p in again["projects"]] == [("finished_before", {})] * 3
 
 
 def test_comments_on_the_last_revision_make_no_round_and_are_counted(tmp_path, no_network):
@@ -130,3 +129,17 @@ def test_recorded_server_404_and_etag():
         assert again.status_code == 304
         missing = requests.get(forge.url + "/review.example.org/changes/example%2Fcalc~999/comments", timeout=5)
         assert missing.status_code == 404 and "no recording" in json.loads(missing.text)["message"]
+
+
+def test_command_line_settings_win_over_the_job_file(tmp_path, no_network, capsys):
+    from revmine.cli import main
+
+    def options(*flags: str) -> dict:
+        out = tmp_path / str(len(list(tmp_path.iterdir())))
+        assert main(["mine", "--job", str(EXAMPLE / "job.toml"), "--out", str(out), "--json", "-q", *flags]) == 0
+        manifest = json.loads(capsys.readouterr().out)
+        return {key: manifest["options"][key] for key in ("batch_size", "cache_mode")}
+
+    # examples/mining/job.toml gives batch_size = 2 and no cache_mode: the flag wins, else the job's, else the default
+    assert options("--batch-size", "5", "--cache-mode", "off") == {"batch_size": 5, "cache_mode": "off"}
+    assert options() == {"batch_size": 2, "cache_mode": "use"}

@@ -45,7 +45,7 @@ from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
 from ..options import check, option
 from ..rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
+    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
     load_candidates, with_ids,
 )
 from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
@@ -54,7 +54,6 @@ from ..store import read_table, write_json, write_table
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
-SPLITS = ("train", "eval", "test")
 STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
@@ -70,7 +69,8 @@ class SplitOptions:
                                                    items=True, length=3, min=0, max=1)
     seed: int = option(0, "seed of the random strategy", min=0)
     rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
-                                       "the mined rounds)", type=Path, job=False)
+                                       "the mined rounds)", type=Path, job=False,
+                                       stdin=".parquet")
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
     #: where the near-duplicate join runs (:mod:`revmine.engine`; None: here); the dealing of clusters to
