@@ -133,9 +133,10 @@ def _greedy(
     for h in range(len(hyp) - 1, -1, -1):
         word = hyp[h][1]
         slots = free.get(word)
-        if synonyms is not None:  # the right-most free slot of the word or a synonym (slots are distinct)
+        candidates = synonyms(word) if synonyms is not None else None
+        # the right-most free slot of the word or of a synonym (a slot belongs to one word: no ties)
+        if candidates and not candidates.isdisjoint(free):
             best = slots[-1] if slots else -1
-            candidates = synonyms(word)
             for other, other_slots in (free.items() if len(free) < len(candidates)
                                        else ((w, free.get(w)) for w in candidates)):
                 if other_slots and other_slots[-1] > best and other in candidates:
