@@ -409,3 +409,27 @@ def test_meteor_unpickled_where_wordnet_differs_is_an_error(fresh_wordnet, wn):
     wordnet.reset_cache()
     with pytest.raises(RuntimeError, match="wn3.0"):
         pickle.loads(blob)
+
+
+_CHRF_EDGES = [("", "abc"), ("abc", ""), ("", ""), ("a", "a"), ("ab c", "abc"), ("aaaa aa", "aaa"),
+               ("Ünïcödé  çhars\tok", "unicode chars ok"), ("(hi) there, friend.", "hi (there) friend"),
+               ("fix bug\nin parser", "Fix the bug in the parser."), ("x" * 9, "x" * 7), ("𝔘 ok", "𝔘 ok !")]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("settings", [{}, {"word_order": 2}, {"lowercase": True, "char_order": 3, "word_order": 1}])
+def test_chrf_edge_cases_equal_sacrebleu_bit_for_bit(monkeypatch, compiled, settings):
+    """Empty sides, strings shorter than the orders, repeated characters, non-ASCII, tabs and newlines,
+    punctuation that chrF++ splits off: the compiled statistics and sacrebleu's Counters both give
+    sacrebleu's exact floats."""
+    from sacrebleu.metrics import CHRF
+
+    from revmine.metrics import _bleu
+
+    if compiled and not _bleu.AVAILABLE:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(_bleu, "AVAILABLE", compiled and _bleu.AVAILABLE)
+    hyps, refs = zip(*_CHRF_EDGES)
+    lib = CHRF(**settings)
+    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in _CHRF_EDGES]
+    np.testing.assert_array_equal(Chrf(**settings).sentence_scores(hyps, refs), expected)
