@@ -54,7 +54,7 @@ repeat a stem pair are not weighted again but are still counted in ``matches`` a
 synonym matches that reuse a word count as extra matches. Used by the ``cmg2022`` profile only.
 
 Speed: a batch aligns each distinct (hypothesis, reference) pair once and tokenises each distinct string
-once; stems and synonym sets are cached per word for the metric's lifetime. Variants whose alignment is
+once; stems and synonym sets are cached per word for the process, shared by all variants. Variants whose alignment is
 the same (equal ``statistics_key``: METEOR and METEOR-NEXT by default) are ``SharedStatistics``, so
 ``score_columns`` aligns a batch once for both. On 45,000 distinct commit-message-like pairs
 (``benchmarks/bench_nl_metrics.py --corpus messages``) this and a leaner matching loop took the three
@@ -226,6 +226,10 @@ class MeteorStatistics:
     inverse: np.ndarray
 
 
+#: Porter stems (nltk's default mode), cached per word for the process: shared by every METEOR variant.
+_porter_stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+
+
 class Meteor(SharedStatistics):
     """METEOR with nltk's parameters and alignment (see the module docstring for the definition)."""
 
@@ -263,7 +267,7 @@ class Meteor(SharedStatistics):
         self.exemption = exemption
         self.alignment = alignment
         self._wordnet = wordnet
-        self._stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+        self._stem = _porter_stem
         if synonyms:
             status = load_wordnet(wordnet)
             self._syn_signature = status.signature
@@ -279,7 +283,7 @@ class Meteor(SharedStatistics):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+        self._stem = _porter_stem
         if self._syn_signature == "off":
             return
         with warnings.catch_warnings():  # the creating process has warned already if WordNet is missing
@@ -384,8 +388,10 @@ class LogMnext(Meteor):
         super().__init__(parameters=LOG_MNEXT_PARAMETERS, exemption="complete", alignment=alignment, **switches)
 
 
+@lru_cache(maxsize=None)
 def _synonym_lookup(reader: object) -> Callable[[str], frozenset[str]]:
-    """Single-word lemma names of every synset of a word (nltk's rule: multi-word lemmas are skipped)."""
+    """Single-word lemma names of every synset of a word (nltk's rule: multi-word lemmas are skipped),
+    one cached lookup per reader, shared by every METEOR variant of the process."""
 
     @lru_cache(maxsize=None)
     def synonyms(word: str) -> frozenset[str]:
