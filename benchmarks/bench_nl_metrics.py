@@ -34,8 +34,8 @@ For every NL metric of ``registry.DEFAULTS["nl"]`` it prints pairs/s of:
 Then the whole NL set in one ``score_columns`` call, w=1 against w=N (one pool for all metrics, which is
 what ``score_predictions(..., workers=N)`` does). Results are checked byte-identical between w=1 and w=N.
 
-``--baseline REV`` (e.g. ``main`` before a change, or a commit) then times the whole set at w=1 in fresh
-processes pinned to one core, alternately for this tree and for ``git archive REV``, ``--repeats`` times
+``--baseline REV`` (e.g. ``main`` before a change, or a commit) then times the whole set at w=1 (one core) in
+fresh processes, alternately for this tree and for ``git archive REV``, ``--repeats`` times
 each: the ``score_columns`` call after a 20-pair warm-up (imports, WordNet and numba's cached kernels
 loaded), wall-clock and its CPU time (what the call costs when the core is not shared), and the
 whole process, wall-clock. It prints medians and ranges side by side and checks that both trees
@@ -59,17 +59,20 @@ import sys
 import tarfile
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+from nltk.stem.porter import PorterStemmer  # noqa: E402
 
-from revmine.metrics.meteor import align, meteor_from_alignment  # noqa: E402
+from revmine.metrics.meteor import _synonym_lookup, align, meteor_from_alignment  # noqa: E402
 from revmine.metrics.predictions import read_predictions  # noqa: E402
 from revmine.metrics.registry import DEFAULTS, make_metric  # noqa: E402
 from revmine.metrics.score import score_columns  # noqa: E402
+from revmine.metrics.wordnet import load_wordnet  # noqa: E402
 
 FIXTURE = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "predictions" / "1-encoder_k10_abstracted.txt"
 COMMENTS = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "test.csv"
@@ -96,11 +99,11 @@ def message_pairs(n: int, seed: int = 12, related: float = 0.5) -> tuple[list[st
     return [h for h, _ in pairs], [r for _, r in pairs]
 
 
-#: Run in a fresh process on one core: the whole NL set at w=1 from the tree at argv[1] on the pickled pairs.
+#: Run in a fresh process (one core: w=1, numba's kernels are serial): the whole NL set from the tree at
+#: argv[1] on the pickled pairs of argv[2]; timings and scores go to argv[3].
 _CHILD = """
 import os, pickle, sys, time
 start = time.perf_counter()
-os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 sys.path.insert(0, sys.argv[1])
 from revmine.metrics.registry import DEFAULTS, make_metric
 from revmine.metrics.score import score_columns
@@ -170,9 +173,13 @@ def reference(name: str, metric):
         method5 = SmoothingFunction().method5
         return lambda h, r: sentence_bleu([r.split()], h.split(), smoothing_function=method5)
     if name in ("meteor", "meteor_next", "log_mnext"):
-        def per_pair(h, r):  # Meteor.sentence_scores before this change: no caches, every pair
+        # stems and synonym sets cached per word anew (ours are shared by the process), as each metric did
+        stem = lru_cache(maxsize=None)(PorterStemmer().stem)
+        synonyms = _synonym_lookup.__wrapped__(load_wordnet().reader) if metric.synonyms_used else None
+
+        def per_pair(h, r):  # Meteor.sentence_scores before the batch caches: no caches, every pair
             hyp, ref = metric.tokens(h), metric.tokens(r)
-            aligned = align(hyp, ref, metric._stem, metric._synonyms, metric.alignment)
+            aligned = align(hyp, ref, stem, synonyms, metric.alignment)
             return meteor_from_alignment(aligned, len(hyp), len(ref), metric.parameters, metric.exemption)
         return per_pair
     return None
