@@ -323,7 +323,8 @@ def _run_mine(args: argparse.Namespace) -> int:
     given = from_args(MineOptions, args)
     options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=given.cache_mode,  # type: ignore[arg-type]
                          batch_size=given.batch_size, progress=_progress(args),
-                         wait_on_rate_limit=not _flag(args, "no_wait"))
+                         wait_on_rate_limit=not _flag(args, "no_wait"), concurrency=given.concurrency,
+                         max_concurrent_per_host=given.max_concurrent_per_host)
     if args.job is not None:
         from .pipeline import load_job
 
@@ -538,6 +539,60 @@ def _run_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    p = _command(sub, "import", help="bring a published dataset into revmine's schemas",
+                 description="Import the 2021 replication package (raw_data_splitted/*.csv with the "
+                             "abstracted src/src1/src2/tgt files) or CodeReviewer's JSON Lines into "
+                             "OUT/{train,eval,test}.parquet (the publisher's split: revmine export, "
+                             "overlap) and OUT/candidates.parquet (revmine filter, split).")
+    p.add_argument("format", choices=["tufano2021", "codereviewer"], help="the dataset's format")
+    p.add_argument("source", type=Path, help="the package's folder, or a CodeReviewer .jsonl file or folder")
+    p.add_argument("--out", type=Path, required=True, help="output directory (replaced whole)")
+    p.add_argument("--task", choices=["cls", "msg", "ref"],
+                   help="CodeReviewer task, when the file names do not start with it")
+    p.set_defaults(func=_run_import)
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from .interop.importer import import_dataset
+
+    _emit(args, import_dataset(args.format, args.source, args.out, args.task))
+    return 0
+
+
+def _add_overlap(sub: argparse._SubParsersAction) -> None:
+    p = _command(sub, "overlap", help="rows of a new dataset that a benchmark already has (contamination check)",
+                 description="Report, per split of NEW, its rows that are exact or near-duplicates (the "
+                             "split's criterion) of BENCHMARK's rows. NEW and BENCHMARK are splits folders "
+                             "or Parquet files. --drop writes NEW without them (export then records the "
+                             "check in the dataset card).")
+    p.add_argument("new", type=Path, help="the new dataset: a splits folder or a Parquet file")
+    p.add_argument("--against", type=Path, required=True, help="the benchmark: a splits folder or a Parquet file")
+    p.add_argument("--benchmark-splits", help="comma-separated splits of the benchmark folder (default: all)")
+    p.add_argument("--engine", default="local", help="local (default) or dask (pip install 'revmine[dask]')")
+    p.add_argument("--workers", type=int, help="Dask worker processes of a local cluster (default: the cores)")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler (or REVMINE_DASK_SCHEDULER)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--report", type=Path, help="write overlap.json and overlap.parquet into this folder")
+    out.add_argument("--drop", type=Path, help="write NEW without the overlapping rows (and the report) here")
+    p.set_defaults(func=_run_overlap)
+
+
+def _run_overlap(args: argparse.Namespace) -> int:
+    from .dataset.overlap import OverlapOptions, check_overlap, drop_overlap, overlap_markdown, write_report
+
+    splits = tuple(s.strip() for s in args.benchmark_splits.split(",") if s.strip()) if args.benchmark_splits else None
+    summary, rows = check_overlap(args.new, args.against, OverlapOptions(benchmark_splits=splits),
+                                  engine=args.engine, workers=args.workers, address=args.scheduler)
+    if args.drop is not None:
+        summary = drop_overlap(args.new, args.drop, summary, rows)
+        _note(args, f"wrote {args.drop} without the overlapping rows")
+    elif args.report is not None:
+        write_report(args.report, summary, rows)
+    _emit(args, summary, lambda: overlap_markdown(summary))
+    return 0
+
+
 def _add_compare(sub: argparse._SubParsersAction) -> None:
     p = _command(sub, "compare", help="is system B better than A? paired significance tests (as sacrebleu)",
                  description="Score two systems' predictions on the same references and test the "
@@ -593,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier, _add_compare):
+                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap):
         add(sub)
     return parser
 

@@ -35,6 +35,10 @@ change the clusters; :attr:`Clusters.pairs` therefore holds the verified edges t
 (a spanning set), each with its exact indices, not every near-duplicate pair. Verified pairs are merged
 with union-find (transitive closure: a chain of near-duplicates is one cluster).
 
+:class:`NearDuplicateIndex` is the same join between two sets of documents (queries against references, never
+queries among themselves), for a contamination check of a new dataset against a benchmark: the references
+alone are indexed (by the same groups), each query looks its partners up and is verified exactly.
+
 The filter stage clusters with it, and the split runs it again over its input so that no pair can straddle
 two splits whatever produced that input; so it lives beside the stages rather than in either.
 """
@@ -49,7 +53,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Clusters", "NearDuplicateConfig", "UnionFind", "jaccard", "max_difference", "near_duplicate_clusters"]
+__all__ = ["Clusters", "NearDuplicateConfig", "NearDuplicateIndex", "UnionFind", "jaccard", "max_difference",
+           "near_duplicate_clusters"]
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,106 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
                 index[key].append(i)
     pairs.sort()
     return Clusters(union.labels(), pairs)
+
+
+class NearDuplicateIndex:
+    """Reference documents indexed so that any query finds every reference it is a near-duplicate of; exact.
+
+    A document is a sequence of fields, each a sequence of tokens; a token counts as (its field, itself), as
+    :meth:`revmine.rows.CandidateRows.bags` tags it for the split, without building the tagged strings
+    (a million queries would spend a third of their time on them).
+
+    A reference of set size ``r`` is indexed for every ``k(s)``, ``s`` in ``[r, r / t]``, and a query of size
+    ``q`` looks up its keys for every ``k(s)``, ``s`` in ``[q, q / t]``: whichever of the two is larger, the
+    ``k`` of the larger size is in both, so the pair agrees on one of its groups. A query token no reference
+    has is in the symmetric difference of every pair; such tokens count as group 0, which the query then
+    does not look up (it cannot agree there), and the pigeonhole holds on the other groups.
+    """
+
+    def __init__(self, references: Sequence[Sequence[Sequence[str]]], config: NearDuplicateConfig | None = None):
+        self.config = config or NearDuplicateConfig()
+        self._vocabularies: list[dict[str, int]] = []
+        self._next = 0
+        self._sets: list[frozenset[int]] = []
+        self._bags: list[Counter[int]] = []
+        self._exact: dict[tuple[str, ...], int] = {}
+        for i, fields in enumerate(references):
+            bag = self._bag(fields, grow=True)
+            self._sets.append(frozenset(bag))
+            self._bags.append(bag)
+            self._exact.setdefault(_joined(fields), i)
+        self._groups = _Groups(Counter(token for tokens in self._sets for token in tokens), len(self._sets))
+        self._index: dict[tuple[int, int, tuple[int, ...]], list[int]] = defaultdict(list)
+        for i, tokens in enumerate(self._sets):
+            ordered = sorted(tokens)
+            for k in self._ks(len(ordered)):
+                for key in self._groups.keys(ordered, k):
+                    self._index[key].append(i)
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def _bag(self, fields: Sequence[Sequence[str]], grow: bool = False) -> Counter[int]:
+        """Token counts by number; a token no reference has gets a negative number of its own."""
+        bag: Counter[int] = Counter()
+        unknown = 0
+        for f, tokens in enumerate(fields):
+            if grow and f == len(self._vocabularies):
+                self._vocabularies.append({})
+            vocabulary = self._vocabularies[f] if f < len(self._vocabularies) else {}
+            for token, count in Counter(tokens).items():
+                number = vocabulary.get(token)
+                if number is None:
+                    if grow:
+                        number = vocabulary[token] = self._next
+                        self._next += 1
+                    else:
+                        unknown -= 1
+                        number = unknown
+                bag[number] = count
+        return bag
+
+    def _ks(self, size: int) -> set[int]:
+        t = self.config.set_threshold
+        return {max_difference(s, t) for s in range(size, math.floor(size / t + 1e-9) + 1)}
+
+    def exact(self, fields: Sequence[Sequence[str]]) -> int | None:
+        """The first reference with the same tokens in the same order in every field, if any."""
+        return self._exact.get(_joined(fields))
+
+    def matches(self, fields: Sequence[Sequence[str]]) -> list[tuple[int, float, float]]:
+        """``(reference, set_jaccard, multiset_jaccard)`` for every reference meeting both thresholds."""
+        t = self.config.set_threshold
+        bag = self._bag(fields)
+        known = sorted(number for number in bag if number >= 0)
+        if not known:
+            return []
+        size = len(bag)
+        unknown = size > len(known)
+        mine = frozenset(known)
+        seen: set[int] = set()
+        found = []
+        for k in self._ks(size):
+            for key in self._groups.keys(known, k):
+                if unknown and key[1] == 0:
+                    continue
+                for j in self._index.get(key, ()):
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    other = self._sets[j]
+                    common = len(mine.intersection(other))
+                    if common / (size + len(other) - common) < t:
+                        continue
+                    set_j, multi_j = jaccard(bag, self._bags[j])
+                    if set_j >= t and multi_j >= self.config.multiset_threshold:
+                        found.append((j, set_j, multi_j))
+        return found
+
+
+def _joined(fields: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """Equal for documents with the same tokens in the same order in every field."""
+    return tuple(" ".join(tokens) for tokens in fields)
 
 
 def _bag_digest(doc: Sequence[str]) -> bytes:

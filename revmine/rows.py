@@ -20,12 +20,15 @@ from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILT
 from .store import check_columns, read_table
 
 __all__ = [
-    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "TRIPLET", "CandidateRows", "cluster_names",
+    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "SPLITS", "TRIPLET", "CandidateRows", "cluster_names",
     "dropped_rows", "duplicate_key", "keep_one_per_cluster", "load_candidates", "stable_id", "with_ids",
 ]
 
 TRIPLET, PAIR = "triplet", "pair"
 KINDS = (TRIPLET, PAIR)
+#: The dataset's splits, in order (``train.parquet``, ``eval.parquet``, ``test.parquet``): the split writes
+#: them, export and the overlap check read them, and an import of a published dataset fills them.
+SPLITS = ("train", "eval", "test")
 CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
 #: Whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection.
 DUPLICATE_FIELDS: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")

@@ -195,6 +195,22 @@ DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
     *CANDIDATES_SCHEMA,
 ])
 
+OVERLAP_NAME, OVERLAP_VERSION = "overlap", 1
+
+#: A row of a new dataset that duplicates a benchmark's row (``revmine overlap``): where it is, how it matches,
+#: and the benchmark row it matches best (exact: same tokens; near: both Jaccard thresholds of the split).
+OVERLAP_SCHEMA = _versioned(OVERLAP_NAME, OVERLAP_VERSION, [
+    pa.field("split", pa.string(), nullable=False),  # the new dataset's split (or file) the row is in
+    pa.field("row", pa.int64(), nullable=False),  # 0-based row in that split's file
+    pa.field("id", pa.string()),
+    pa.field("match", pa.string(), nullable=False),  # "exact" | "near"
+    pa.field("benchmark_split", pa.string(), nullable=False),
+    pa.field("benchmark_row", pa.int64(), nullable=False),
+    pa.field("benchmark_id", pa.string()),
+    pa.field("set_jaccard", pa.float64(), nullable=False),
+    pa.field("multiset_jaccard", pa.float64(), nullable=False),
+])
+
 #: Rounds (or files of a round) the miners could not produce, with the reason (``OUT/dropped.parquet``).
 MINE_DROPPED_SCHEMA = _versioned("mine_dropped", 1, [
     pa.field("source", pa.string(), nullable=False),

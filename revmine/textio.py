@@ -32,6 +32,23 @@ def max_line_bytes() -> int:
     return int(value)
 
 
+def read_text(path: Path) -> str:
+    """The whole file, decoded strictly as UTF-8 (a BOM is dropped): a bad byte is reported with its line
+    number. Line ends are kept as they are (a CSV field may hold line breaks of its own, so a CSV file is
+    read whole rather than as lines)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"undecodable byte 0x{data[exc.start]:02x} (not UTF-8)", line=line) from exc
+
+
 def read_lines(path: Path) -> list[str]:
     """The file's lines, read a block at a time: strict UTF-8 (a BOM is dropped), so that a bad byte is reported
     with its line number, and no line longer than :func:`max_line_bytes` (memory stays bounded by it)."""

@@ -112,6 +112,19 @@ class Forge:
     hooks: list[Callable[[str], None]] = field(default_factory=list)
     delay: dict[str, float] = field(default_factory=dict)  # path substring -> seconds
     expected: dict[str, int] = field(default_factory=dict)  # what a correct miner finds
+    latency: float = 0.0  # seconds every request waits before its answer (a forge far away)
+    mirror: bool = False  # any project / repository name is answered with demo/app's / octo/demo's data
+    gerrit_ignores_bounds: set[str] = field(default_factory=set)  # projects whose listing ignores before/after
+    github_churning: set[str] = field(default_factory=set)  # repos where reading page 2+ bumps a pull request
+    quota: int | None = None  # requests per token (Authorization header) until renew_quota(); then 403
+    used: Counter = field(default_factory=Counter)  # requests per token
+    in_flight: int = 0  # requests being answered now
+    max_in_flight: int = 0  # the most answered at once
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def renew_quota(self) -> None:
+        with self.lock:
+            self.used.clear()
 
     @property
     def gerrit_repo(self) -> Path:
@@ -277,6 +290,7 @@ def _parse_gerrit_time(text: str) -> datetime:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are two writes: Nagle + delayed ACK would add 40 ms
     forge: Forge
 
     def log_message(self, *args: Any) -> None:  # quiet
@@ -284,7 +298,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         forge = self.forge
+        with forge.lock:
+            forge.in_flight += 1
+            forge.max_in_flight = max(forge.max_in_flight, forge.in_flight)
+        self._pending = True
+        try:
+            time.sleep(forge.latency)
+            self._answer()
+        finally:
+            self._answered()
+
+    def _answered(self) -> None:
+        """The request stops counting as in flight when its answer starts (the client cannot have it before)."""
+        if self._pending:
+            self._pending = False
+            with self.forge.lock:
+                self.forge.in_flight -= 1
+
+    def _answer(self) -> None:
+        forge = self.forge
         forge.log.append((self.path, dict(self.headers)))
+        self._quota_headers: dict[str, str] = {}
+        if forge.quota is not None and self._over_quota():
+            return
         for hook in list(forge.hooks):
             hook(self.path)
         for key, seconds in forge.delay.items():
@@ -301,6 +337,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._github(path[len("/github"):], query, fault)
         else:
             self._send(404, b"not found", "text/plain")
+
+    def _over_quota(self) -> bool:
+        """Count the request on its token; past the quota, answer GitHub's 403 (counted in hits)."""
+        forge, token = self.forge, self.headers.get("Authorization", "")
+        with forge.lock:
+            forge.used[token] += 1
+            left = forge.quota - forge.used[token]
+        self._quota_headers = {"X-RateLimit-Remaining": str(max(left, 0)),
+                               "X-RateLimit-Reset": str(int(time.time()) + 3600)}
+        if left >= 0:
+            return False
+        forge.hits["over_quota"] += 1
+        self._send(403, b'{"message": "API rate limit exceeded"}', headers=self._quota_headers)
+        return True
 
     # faults and framing
     def _send(self, status: int, body: bytes, ctype: str = "application/json; charset=utf-8",
@@ -334,6 +384,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif kind == "nofyi":
             headers = {k: v for k, v in (headers or {}).items() if k != "X-FYI-Content-Encoding"}
         self.forge.sent.append(dict(headers or {}))
+        self._answered()
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         for k, v in (headers or {}).items():
@@ -362,10 +413,14 @@ class _Handler(BaseHTTPRequestHandler):
 
             def ms(c: dict) -> datetime:
                 return _parse_gerrit_time(c["updated"])
+            if project in forge.gerrit_ignores_bounds:
+                after, before = datetime.min.replace(tzinfo=timezone.utc), datetime.max.replace(tzinfo=timezone.utc)
             found = sorted((c for c in forge.gerrit_changes.values()
-                            if c["project"] == project and after <= ms(c) <= before),
+                            if (c["project"] == project or forge.mirror) and after <= ms(c) <= before),
                            key=lambda c: (c["updated"], c["_number"]), reverse=True)
             page = [dict(c) for c in found[start:start + n]]
+            for c in page:  # as the project asked for (the same as stored unless mirrored)
+                c["project"], c["id"] = project, c["id"].replace("demo%2Fapp", project.replace("/", "%2F"))
             if start + n < len(found) and page:
                 page[-1]["_more_changes"] = True
             return self._send(200, b")]}'\n" + json.dumps(page).encode(), fault=fault)
@@ -393,8 +448,14 @@ class _Handler(BaseHTTPRequestHandler):
         per_page, page_no = int(query.get("per_page", ["30"])[0]), int(query.get("page", ["1"])[0])
         items: list | dict | None = None
         paged = True
+        repo = re.match(r"/repos/([^/]+/[^/]+)/", path)
+        if repo and (repo.group(1) == "octo/demo" or forge.mirror):
+            path = path.replace(repo.group(1), "octo/demo", 1)
         if m := re.fullmatch(r"/repos/octo/demo/pulls", path):
             forge.hits["github_pulls"] += 1
+            if repo.group(1) in forge.github_churning and page_no > 1:  # a pull request jumps to the top
+                bumped = forge.github_pulls[1 + forge.hits["github_pulls"] % len(forge.github_pulls)]
+                bumped["updated_at"] = _iso(T0 + timedelta(days=100 + forge.hits["github_pulls"]))
             items = sorted(forge.github_pulls.values(), key=lambda p: (p["updated_at"], p["number"]), reverse=True)
         elif m := re.fullmatch(r"/repos/octo/demo/pulls/(\d+)/comments", path):
             forge.hits["github_comments"] += 1
@@ -415,12 +476,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, b'{"message": "Not Found"}')
         headers = {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": str(max(0, 5000 - len(forge.log))),
                    "X-RateLimit-Reset": str(int(time.time()) + 3600), "X-RateLimit-Resource": "core",
-                   "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding"}
+                   "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding",
+                   **self._quota_headers}
         if paged:
             total = len(items)
             items = items[(page_no - 1) * per_page: page_no * per_page]
             if page_no * per_page < total:
                 host = self.headers.get("Host")
+                path = path.replace("octo/demo", repo.group(1), 1) if repo else path
                 rest = "&".join(f"{k}={v[0]}" for k, v in query.items() if k != "page")
                 last = (total + per_page - 1) // per_page
                 headers["Link"] = (f'<http://{host}/github{path}?{rest}&page={page_no + 1}>; rel="next", '
@@ -430,6 +493,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers["ETag"] = etag
         if self.headers.get("If-None-Match") == etag and not fault:
             forge.hits["github_304"] += 1
+            self._answered()
             self.send_response(304)
             for k, v in headers.items():
                 self.send_header(k, v)

@@ -117,7 +117,7 @@ def test_independent_statements_in_another_order_are_the_same_graph():
     a = "void m ( ) { x = 1 ; y = 2 ; }"
     b = "void m ( ) { y = 2 ; x = 1 ; }"
     assert GraphEditDistance().score(a, b) == 0.0
-    assert TreeEditDistance().score(a, b) > 0
+    assert TreeEditDistance(parser="javalang").score(a, b) > 0
     # With a dependence the order matters: y = x reads the x defined before it, or none.
     assert GraphEditDistance().score("void m ( ) { x = 1 ; y = x ; }", "void m ( ) { y = x ; x = 1 ; }") > 0
 
@@ -149,14 +149,15 @@ def test_bare_statements_and_expressions_are_wrapped():
     # An expression: one node.
     assert program_dependence_graph("a . b ( c )").labels == ("Entry", "StatementExpression MethodInvocation("
                                                               "qualifier:a MemberReference(member:c) member:b)")
-    # TREED: the statements hang under one root. `x = a ;` has 8 nodes (Statements, StatementExpression,
-    # Assignment, two MemberReference with their member leaves, type:=); a/b is one rename.
-    assert method_tree("x = a ;")[0] == "Statements"
-    assert TreeEditDistance().score("x = a ;", "x = b ;") == pytest.approx(1 / 16)
-    assert TreeEditDistance().score("a + 1", "a + 2") == pytest.approx(1 / 12)  # BinaryOperation: 6 nodes
+    # TREED's javalang reading (GVED's): the statements hang under one root. `x = a ;` has 8 nodes (Statements,
+    # StatementExpression, Assignment, two MemberReference with their member leaves, type:=); a/b is one rename.
+    treed = TreeEditDistance(parser="javalang")
+    assert method_tree("x = a ;", parser="javalang")[0] == "Statements"
+    assert treed.score("x = a ;", "x = b ;") == pytest.approx(1 / 16)
+    assert treed.score("a + 1", "a + 2") == pytest.approx(1 / 12)  # BinaryOperation: 6 nodes
     # A method reads the same with or without wrapping; without it, bare code does not parse.
-    assert method_tree(SUM) == method_tree(SUM, wrap=False)
-    for metric in (TreeEditDistance(wrap=False), GraphEditDistance(wrap=False)):
+    assert method_tree(SUM, parser="javalang") == method_tree(SUM, wrap=False, parser="javalang")
+    for metric in (TreeEditDistance(wrap=False, parser="javalang"), GraphEditDistance(wrap=False)):
         assert math.isnan(metric.score("x = a ;", "x = b ;"))
         assert "wrap:none" in metric.signature()
 

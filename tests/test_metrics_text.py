@@ -417,19 +417,21 @@ _CHRF_EDGES = [("", "abc"), ("abc", ""), ("", ""), ("a", "a"), ("ab c", "abc"), 
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-@pytest.mark.parametrize("settings", [{}, {"word_order": 2}, {"lowercase": True, "char_order": 3, "word_order": 1}])
-def test_chrf_edge_cases_equal_sacrebleu_bit_for_bit(monkeypatch, compiled, settings):
-    """Empty sides, strings shorter than the orders, repeated characters, non-ASCII, tabs and newlines,
-    punctuation that chrF++ splits off: the compiled statistics and sacrebleu's Counters both give
-    sacrebleu's exact floats."""
+@pytest.mark.parametrize("settings", [{}, {"word_order": 2}, {"lowercase": True, "char_order": 3, "word_order": 1},
+                                      {"eps_smoothing": True, "word_order": 2}])
+def test_chrf_compiled_and_counters_equal_sacrebleu_bit_for_bit(monkeypatch, tufano_dir, compiled, settings):
+    """The batch pairs plus empty sides, strings shorter than the orders, repeated characters, non-ASCII,
+    tabs and newlines, punctuation that chrF++ splits off: the compiled statistics (used from
+    ``NUMBA_MIN_PAIRS`` pairs) and sacrebleu's Counters both give sacrebleu's exact floats."""
     from sacrebleu.metrics import CHRF
 
-    from revmine.metrics import _bleu
+    from revmine.metrics import _bleu, text
 
     if compiled and not _bleu.AVAILABLE:
         pytest.skip("numba is not installed")
-    monkeypatch.setattr(_bleu, "AVAILABLE", compiled and _bleu.AVAILABLE)
-    hyps, refs = zip(*_CHRF_EDGES)
+    hyps, refs = _batch_pairs(tufano_dir)
+    hyps, refs = list(hyps) + [h for h, _ in _CHRF_EDGES], list(refs) + [r for _, r in _CHRF_EDGES]
+    monkeypatch.setattr(text, "NUMBA_MIN_PAIRS", 1 if compiled else len(hyps) + 1)
     lib = CHRF(**settings)
-    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in _CHRF_EDGES]
+    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)]
     np.testing.assert_array_equal(Chrf(**settings).sentence_scores(hyps, refs), expected)

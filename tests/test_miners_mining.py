@@ -23,7 +23,8 @@ from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa
 from revmine.miners import jobs  # noqa: E402
 from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
-from revmine.miners.http import Client, Credentials, MalformedResponse, check_url, host_of  # noqa: E402
+from revmine.miners.http import Client, Credentials, check_url, host_of  # noqa: E402
+from revmine.miners.jobs import MiningFailed  # noqa: E402
 from revmine.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -286,9 +287,10 @@ def test_wrong_field_types_name_the_url_and_are_not_cached(server, tmp_path, sou
                                options=opts(cache=tmp_path / "cache.sqlite"))
         return mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
                            options=opts(cache=tmp_path / "cache.sqlite"))
-    with pytest.raises(MalformedResponse) as err:
+    with pytest.raises(MiningFailed) as err:
         mine(tmp_path / "bad")
     assert message in str(err.value) and url_part in str(err.value)
+    assert [p["failure"]["kind"] for p in err.value.failed] == ["forge_error"]
     obj.clear()
     obj.update(good)  # the forge answers correctly now: the bad answer must not be replayed from the cache
     expected = forge.expected[f"{source}_rows"]
@@ -363,7 +365,9 @@ def test_kill_9_and_resume(server, tmp_path):
     final = run_job(job, out, opts())
     got = keys(out)
     assert got == expected and len(set(got)) == len(got)
-    assert all(p["changes_done"] == p["changes_listed_this_run"] for p in final["projects"])
+    # a project a killed run finished is not asked again; the others are listed whole, their done changes skipped
+    assert all(p["changes_done"] == p["changes_listed_this_run"] if p["status"] == "mined"
+               else p["status"] == "finished_before" and p["changes_listed_this_run"] == 0 for p in final["projects"])
     # no drop twice, none missing, in the order of an uninterrupted run; none in the checkpoints
     assert drops(out) == drops(tmp_path / "ref") and len(drops(out)) > 2
     assert all("dropped" not in json.loads(f.read_text()) for f in (out / "state").glob("*.json"))
@@ -393,8 +397,8 @@ def test_undecodable_answers_while_mining_are_retried(server, tmp_path):
     assert keys(tmp_path / "out") == keys(tmp_path / "ref") and drops(tmp_path / "out") == drops(tmp_path / "ref")
     assert m["projects"][0]["http"]["retries"] == 3 and len(slept) == 3
     forge.faults.append(Fault("demo%2Fapp~2/comments", "html", times=10))
-    with pytest.raises(MalformedResponse, match=r"demo%2Fapp~2/comments: expected JSON, got an HTML page.*"
-                                                r"4 times; giving up"):
+    with pytest.raises(MiningFailed, match=r"demo%2Fapp~2/comments: expected JSON, got an HTML page.*"
+                                           r"4 times; giving up"):
         mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "bad", until=UNTIL, clone_url=str(forge.gerrit_repo),
                     options=opts(client_options={"sleep": slept.append, "max_retries": 3}))
 

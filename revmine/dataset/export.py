@@ -4,6 +4,7 @@ Output directory (written into a staged directory that replaces it whole, :mod:`
 an earlier export survives; the same splits give byte-identical files)::
 
     README.md                                      dataset card: YAML header (configs, splits) + documentation
+                                                   (+ the contamination check when overlap.json is beside the splits)
     data/triplets/{train,validation,test}-00000-of-00001.parquet   Hugging Face layout, one config per kind
     data/pairs/{train,validation,test}-00000-of-00001.parquet
     opennmt/triplets/{src,src1,src2,tgt}-{train,eval,test}.txt     the 2021 replication package's text files
@@ -59,6 +60,7 @@ from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
 from ..store import atomic_path, read_table, write_table, write_text
 from ..textio import read_lines
+from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import SPLITS, SUMMARY_FILE
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
@@ -160,6 +162,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     report = None if options.filter_report is None else read_table(
         options.filter_report, expect=FILTER_REPORT_SCHEMA)
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
+    overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     files: list[str] = []
     spt_totals: dict[tuple[str, str], dict[str, int]] = {}
@@ -172,7 +175,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
                 if totals is not None:
                     spt_totals[(CONFIGS[kind], name)] = totals
         write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats,
-                                                     spt_totals or None))
+                                                     spt_totals or None, overlap))
         files.append(CARD_FILE)
     if empty and any(f in formats for f in ("parquet", "jsonl")):
         warnings.warn(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
@@ -192,7 +195,8 @@ def _empty_text(empty: dict[str, list[str]]) -> str:
 
 
 def _split_summary(path: Path) -> dict | None:
-    """The split stage's ``split.json``, or None when there is none; a corrupt one is an error naming it."""
+    """A JSON summary beside the splits (the split's ``split.json``, the overlap check's ``overlap.json``), or
+    None when there is none; a corrupt one is an error naming it."""
     if not path.is_file():
         return None
     try:
@@ -290,7 +294,8 @@ def _size_category(n: int) -> str:
 
 def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str, dict[str, int]],
                  options: ExportOptions, report: pa.Table | None, how_split: dict | None,
-                 formats: tuple[str, ...], spt_totals: dict[tuple[str, str], dict[str, int]] | None = None) -> str:
+                 formats: tuple[str, ...], spt_totals: dict[tuple[str, str], dict[str, int]] | None = None,
+                 overlap: dict | None = None) -> str:
     """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, the files
     in ``formats`` (those written), the representations' SPT totals and how to load them."""
     total = sum(t.num_rows for t in splits.values())
@@ -327,6 +332,8 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
     else:
         body += ["## Filter report", "", "No filter report was given to the export.", ""]
     body += _splits_section(how_split)
+    if overlap is not None:  # revmine overlap wrote it beside the splits
+        body += ["## Contamination check", "", overlap_markdown(overlap), ""]
     body += ["## Schema", "", "Each row has these columns (all of them in the Parquet and JSON Lines files):", "",
              "| column | type | description |", "|---|---|---|"]
     body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]

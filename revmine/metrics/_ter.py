@@ -33,15 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-try:
-    from numba import njit
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    AVAILABLE = False
-
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        """Without numba the kernels stay plain Python."""
-        return lambda function: function
+from ._levenshtein import AVAILABLE, njit  # numba's njit, or plain Python without numba
 
 __all__ = ["AVAILABLE", "translation_edit_rate"]
 

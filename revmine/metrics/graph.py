@@ -56,8 +56,8 @@ same run: on pairs of 6-10-node PDGs it gave the exact GED for 18 of 20 pairs of
 (mean GVED gap 0.010, largest 0.133) and 19 of 20 pairs of raw test methods (0.006, 0.118); on random
 1-5-node graphs with self-loops, 40 of 60 (``tests/test_metrics_gved.py``).
 
-Input: one Java method, as for TREED (same parser, src2abs repair, and with ``wrap`` a bare statement list
-or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
+Input: one Java method, as for TREED with ``parser="javalang"`` (javalang, src2abs repair, and with ``wrap``
+a bare statement list or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
 ``fallback="nan"`` (default, ``fallback:nan``; the score stage counts the NaN rows as ``missing``) or
 ``fallback="sed"`` (``fallback:sed``): the row gets the token SED normalised by the longer side,
 ``sed(normalize=max)`` (its complement for ``gved_sim``), RUBY's string level. A PDG exists whenever the
@@ -81,8 +81,8 @@ from javalang import tree as jtree
 from javalang.ast import Node
 from scipy.optimize import linear_sum_assignment
 
-from .base import Metric, check_lengths
-from .tree import LabelTree, _walk, nested, parse_code, sed_fallback
+from .base import check_lengths
+from .tree import LabelTree, StructureDistance, _walk, nested, parse_code
 
 Fallback = Literal["nan", "sed"]
 CONTROL, DATA, BOTH = "control", "data", "control+data"
@@ -421,7 +421,7 @@ class GraphScores:
         return ~(self.hyp_parsed & self.ref_parsed)
 
 
-class GraphEditDistance(Metric):
+class GraphEditDistance(StructureDistance):
     """GED / (|V_h| + |E_h| + |V_r| + |E_r|) over PDGs, in [0, 1], lower is better (module docstring)."""
 
     name: ClassVar[str] = "gved"
@@ -447,18 +447,10 @@ class GraphEditDistance(Metric):
             "fallback": self.fallback,
         }
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        return self.sentence_details(hypotheses, references).score
-
     def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> GraphScores:
         """Scores plus raw distances, graph sizes and parse flags of every row."""
         check_lengths(hypotheses, references)
-        n = len(hypotheses)
-        ged = np.full(n, np.nan)
-        hyp_size = np.zeros(n, dtype=np.int64)
-        ref_size = np.zeros(n, dtype=np.int64)
-        hyp_parsed = np.zeros(n, dtype=bool)
-        ref_parsed = np.zeros(n, dtype=bool)
+        ged, hyp_size, ref_size, hyp_parsed, ref_parsed = self._rows(len(hypotheses))
         vocabulary: dict[str, int] = {}
         graphs: dict[str, GraphArrays | None] = {}
         done: dict[tuple[str, str], int] = {}
@@ -474,15 +466,8 @@ class GraphEditDistance(Metric):
             if (hyp, ref) not in done:
                 done[hyp, ref] = 0 if hyp == ref else bipartite_ged(g1, g2)
             ged[row], hyp_size[row], ref_size[row] = done[hyp, ref], g1.size, g2.size
-        with np.errstate(invalid="ignore"):  # 0 / 0 on the rows without graphs
-            normalised = ged / (hyp_size + ref_size)
-        if self.fallback == "sed":
-            normalised = sed_fallback(normalised, hyp_parsed & ref_parsed, hypotheses, references)
-        return GraphScores(self._from_distance(normalised), ged, hyp_size, ref_size, hyp_parsed, ref_parsed)
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return normalised
+        score = self._score(ged, hyp_size, ref_size, hyp_parsed & ref_parsed, hypotheses, references)
+        return GraphScores(score, ged, hyp_size, ref_size, hyp_parsed, ref_parsed)
 
 
 class GraphEditSimilarity(GraphEditDistance):
@@ -490,7 +475,3 @@ class GraphEditSimilarity(GraphEditDistance):
 
     name: ClassVar[str] = "gved_sim"
     higher_is_better: ClassVar[bool] = True
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return 1.0 - normalised

@@ -52,6 +52,7 @@ from sacrebleu.metrics import lib_ter
 
 from . import _bleu, _ter
 from .base import Metric, distinct_pairs, memo
+from .edit import NUMBA_MIN_PAIRS
 from .tokens import rouge_tokenizer
 
 RougeVariant = Literal["1", "2", "L"]
@@ -208,10 +209,11 @@ class Chrf(_SacrebleuCorpus, Metric):
         chrF++'s word n-grams those of sacrebleu's ``_remove_punctuation`` words (none holds a space), so
         both are BLEU's clipped matches of the space-joined symbols, which :mod:`._bleu`'s compiled kernel
         counts: on 45,000 distinct commit-message-like pairs (``benchmarks/bench_nl_metrics.py --corpus
-        messages``) 10x faster than sacrebleu's Counters. Without numba, or with ``whitespace=True``
-        (spaces are characters then), sacrebleu's Counters are compared."""
+        messages``) 10x faster than sacrebleu's Counters. Below ``NUMBA_MIN_PAIRS`` distinct pairs (loading
+        the kernel costs more), without numba, or with ``whitespace=True`` (spaces are characters then),
+        sacrebleu's Counters are compared, extracted once per distinct string (the same steps on both sides)."""
         c = self._chrf
-        if not _bleu.AVAILABLE or c.whitespace:  # sacrebleu's n-grams (the same steps on both sides)
+        if len(pairs) < NUMBA_MIN_PAIRS or not _bleu.AVAILABLE or c.whitespace:  # sacrebleu's n-grams
             grams = memo(lambda t: c._extract_reference_info([c._preprocess_segment(t)])["ref_ngrams"][0])
             match = c._get_match_statistics
             return np.array([[v for h, r in zip(grams(hyp), grams(ref)) for v in match(h, r)] for hyp, ref in pairs],

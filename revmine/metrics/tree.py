@@ -13,31 +13,59 @@ tree edit distance with unit costs (delete, insert and rename each cost 1; Zhang
 tree, insert the other) both values lie in [0, 1]; identical trees have distance 0. Dividing by the sum
 (RUBY) rather than the larger size (TSED, Song et al. 2024) needs no clipping at 0.
 
-The trees (what a user should know to read a value):
+The trees (what a user should know to read a value). RUBY's paper names no parser, so the parser is a
+choice, a setting recorded in the signature: ``parser="tree-sitter"`` (default, ``parser:tree-sitter-java-
+<version>``) or ``parser="javalang"`` (``parser:javalang-<version>``, the design card's first choice and
+GVED's reader). Values under the two are not comparable (see "Parsers compared" below).
 
-* Parser: javalang (the design card's parser), the method wrapped in ``class Dummy { ... }``; the tree's
-  root is the method (or constructor) declaration, the wrapper is not counted. With ``wrap=True``
-  (default, ``wrap:stmt+expr``) input that is not one method is read next as a bare statement list
-  (inside ``void wrapped() { ... }``; the tree's root is a ``Statements`` node over the statements), then
-  as a bare expression (``return ...;``; the root is the expression); a valid method reads the same
-  either way. Anything else does not parse (``wrap=False``: anything but one method or constructor).
-  :func:`parse_code` is this reading, shared with GVED (:mod:`revmine.metrics.graph`). javalang takes about 1 ms a method (half of it lexing) and is
-  most of the run time, yet the metric stays above 1,000 pairs/s once each distinct string is parsed only
-  once, so tree-sitter was not needed (it would also *accept* broken code by inserting ERROR nodes,
-  hiding what the fallback makes visible).
-* Labels: an inner node is labelled with its javalang type (``MethodInvocation``, ``IfStatement``...).
-  Every non-empty string attribute becomes a leaf child labelled ``role:value``, where the role is the
-  javalang attribute: identifiers (``member:add``, ``qualifier:VAR_2``, ``name:METHOD_1``), literals
-  (``value:STRING_1``), operators (``operator:==``, ``prefix_operators:!``, ``type:+=`` for an
-  assignment), modifiers (``modifiers:public``, sorted, javalang keeps them as a set), thrown types. A
-  true flag becomes a leaf labelled with its role (``varargs``), an array dimension a ``dimensions`` leaf.
-  Leaves appear in javalang's attribute order. Javadoc is ignored; an AST has no parentheses (``(a)`` and
-  ``a`` are one tree, precedence is in the shape). So renaming one identifier costs 1,
-  replacing ``a.b()`` by ``c.b()`` costs 1, and deleting a statement costs the size of its subtree.
+* Reading: the method is parsed inside a wrapper class; the tree's root is the method (or constructor)
+  declaration, the wrapper is not counted. With ``wrap=True`` (default, ``wrap:stmt+expr``) input that is
+  not one method is read next as a bare statement list (inside ``void wrapped() { ... }``; the root is a
+  ``Statements`` node over the statements), then as one bare expression (``return ...;``; the root is the
+  expression); a valid method reads the same either way. Anything else does not parse (``wrap=False``:
+  anything but one method or constructor). The same three readings under both parsers
+  (:func:`parse_code` is javalang's, shared with GVED, :mod:`revmine.metrics.graph`).
+* tree-sitter labels: the tree is tree-sitter-java's *abstract* syntax, its named nodes: an inner node is
+  labelled with its node type (``method_invocation``, ``if_statement``, ``argument_list``...), a leaf (a
+  named token, or a string/character literal as one token) with its text (``VAR_1``, ``add``, ``"s"``,
+  ``this``, ``void``). Punctuation and keywords are anonymous tokens implied by their parent's type and are
+  left out, except where they tell trees apart: the operator of a binary, assignment, unary or update
+  expression (``binary_expression(a, +, 1)``), the keywords of ``modifiers`` and of primitive types
+  (``integral_type(int)``) are leaves in source order. Comments are left out. So ``void m() { a.add(b); }``
+  is ``method_declaration(void, m, formal_parameters, block(expression_statement(method_invocation(a, add,
+  argument_list(b)))))``, 11 nodes; renaming one identifier costs 1, changing ``+`` to ``-`` costs 1.
+  A parse with ERROR or MISSING nodes counts as not parsed: tree-sitter recovers from any input, which would
+  hide broken code that the fallback makes visible.
+* javalang labels: an inner node is labelled with its javalang type (``MethodInvocation``,
+  ``IfStatement``...). Every non-empty string attribute becomes a leaf child labelled ``role:value``,
+  where the role is the javalang attribute: identifiers (``member:add``, ``qualifier:VAR_2``,
+  ``name:METHOD_1``), literals (``value:STRING_1``), operators (``operator:==``, ``prefix_operators:!``,
+  ``type:+=`` for an assignment), modifiers (``modifiers:public``, sorted, javalang keeps them as a set),
+  thrown types. A true flag becomes a leaf labelled with its role (``varargs``), an array dimension a
+  ``dimensions`` leaf. Leaves appear in javalang's attribute order. Javadoc is ignored. The same method
+  is ``MethodDeclaration(name:m, StatementExpression(MethodInvocation(qualifier:a, MemberReference(member:b),
+  member:add)))``, 8 nodes.
+* Under both, an AST has no parentheses (``(a)`` and ``a`` differ only by tree-sitter's
+  ``parenthesized_expression`` node; precedence is in the shape) and deleting a statement costs the size
+  of its subtree.
 * Repair of src2abs artefacts (``repair:src2abs``, on by default): Tufano et al.'s abstraction prints
   ``->``, ``::`` and ``<<`` as two tokens (``- >``) and drops the ``@`` of abstracted annotations
   (``ANNOTATION_1``). Neither is valid Java, so these are rejoined / restored before parsing (on the
-  2021 test split this takes unparsable references from 125 to 4 of 1,706). No valid Java changes.
+  2021 test split this takes unparsable references from 125 to 3 of 1,706 under javalang, 7 under
+  tree-sitter); javalang's
+  tokens are repaired, for tree-sitter the text outside string and character literals. No valid Java
+  changes. A shift printed ``> >`` is not repaired (it cannot be told from two closing type arguments by
+  the text): javalang's parser reads it as a shift, tree-sitter does not.
+
+Parsers compared, on the 17,190 pairs of the k=10 predictions of Tufano et al. 2021 (``benchmarks/
+bench_treed.py``): tree-sitter reads 1,699 of the 1,706 distinct references and 13,175 of the 16,559
+distinct predictions, javalang 1,703 and 13,251; both sides parse in 13,761 rows under tree-sitter and
+13,867 under javalang. Where only javalang reads the code, javalang is lenient rather than tree-sitter
+strict: a shift printed ``> >`` (5 references), ``f() -> x`` (a call as lambda parameter) and
+``this(...)`` inside a method, which are not Java. On the 13,753 rows both parsers score, the scores
+correlate (Pearson r 0.974) and tree-sitter's ``treed_sim`` is higher by 0.018 on average (0.806 vs
+0.787; mean absolute difference 0.030): its trees have more nodes that rarely change (``block``,
+``argument_list``, ``expression_statement``...). Compare values only under one signature.
 
 Fallback, for code that does not parse (NMT predictions are often cut mid-method or unbalanced: about a
 fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even after repair):
@@ -54,16 +82,22 @@ fifth of the distinct k=10 predictions of Tufano et al. 2021 do not parse even a
   ``treed_sim``), flagged the same way.
 
 Speed: each distinct string is parsed once per call, identical pairs are computed once, and TED runs
-compiled (numba), 0.1-0.2 ms for two 40-node trees; about 1,100 pairs/s end to end on the k=10 file, see
-``benchmarks/bench_treed.py``.
+compiled (numba), 0.1-0.2 ms for two 40-node trees. tree-sitter parses a method more than 10x faster than
+javalang, so end to end TREED runs at 6,685 pairs/s on the k=10 file under tree-sitter against 2,465
+under javalang (2.75x; medians of 5 runs alternating in one process, spreads 6,327-6,870 and
+2,288-2,515; ``benchmarks/bench_treed.py``, which also prints the rate per CPU-second: 7,409 and 2,841).
+On a loaded machine wall-clock rates drop (1,361 and 1,091 pairs/s with ~8 processes on its 2 cores,
+while the CPU-second rates stayed at 6,521 and 2,584). Under tree-sitter the time is spent in
+roughly equal parts parsing, building the labelled trees (Python, one step per kept node) and TED.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import ClassVar, Literal, Sequence
+from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 from javalang import parser as jparser
@@ -77,6 +111,7 @@ from .edit import SED
 from .tokens import token_sequence
 
 Fallback = Literal["nan", "tokens", "sed"]
+ParserName = Literal["tree-sitter", "javalang"]
 LabelTree = tuple  # (label, (child, ...)): the nested form method_tree returns
 
 _WRAPPER_OPEN = (jtok.Keyword("class"), jtok.Identifier("Dummy"), jtok.Separator("{"))
@@ -106,10 +141,11 @@ class _Labelled:
 
 @dataclass(frozen=True)
 class _Code:
-    """One distinct input string: its AST (None when it does not parse) and its tokens for the fallback."""
+    """One distinct input string: its AST (None when it does not parse) and its tokens for the fallback
+    (None: not lexed yet, the tree-sitter reading lexes only when the token fallback needs them)."""
 
     ast: _Labelled | None
-    tokens: list[str]
+    tokens: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -137,22 +173,56 @@ class TreeScores:
         return int(self.fallback.sum())
 
 
-class TreeEditDistance(Metric):
-    """TED / (|T_h| + |T_r|) over javalang ASTs, in [0, 1], lower is better (see the module docstring)."""
+class StructureDistance(Metric):
+    """What RUBY's structural levels share (TREED here, GVED in ``graph.py``): a raw edit distance between
+    two structures per row, normalised by the sum of their sizes; NaN where a side has none, or RUBY's
+    string level with ``fallback="sed"``; the ``_sim`` variants give 1 minus it (higher is better)."""
+
+    higher_is_better: ClassVar[bool] = False
+    fallback: str
+
+    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        return self.sentence_details(hypotheses, references).score
+
+    def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def _rows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per row: the raw distance (NaN until computed), both sizes and both parse flags."""
+        return (np.full(n, np.nan), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                np.zeros(n, dtype=bool), np.zeros(n, dtype=bool))
+
+    def _score(self, distance: np.ndarray, hyp_size: np.ndarray, ref_size: np.ndarray, parsed: np.ndarray,
+               hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # 0 / 0 on the rows without structures
+            normalised = distance / (hyp_size + ref_size)
+        if self.fallback == "sed":
+            normalised = sed_fallback(normalised, parsed, hypotheses, references)
+        return 1.0 - normalised if self.higher_is_better else normalised
+
+
+class TreeEditDistance(StructureDistance):
+    """TED / (|T_h| + |T_r|) over Java ASTs (tree-sitter-java's, or javalang's with ``parser="javalang"``), in
+    [0, 1], lower is better (see the module docstring)."""
 
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
 
-    def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True):
+    def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True,
+                 parser: ParserName = "tree-sitter"):
         if fallback not in ("nan", "tokens", "sed"):
             raise ValueError(f"fallback must be 'nan', 'tokens' or 'sed', not {fallback!r}")
+        if parser not in ("tree-sitter", "javalang"):
+            raise ValueError(f"parser must be 'tree-sitter' or 'javalang', not {parser!r}")
         self.fallback = fallback
         self.repair = repair
         self.wrap = wrap
+        self.parser = parser
 
     def settings(self) -> dict[str, object]:
         return {
-            "parser": f"javalang-{version('javalang')}",
+            "parser": parser_version(self.parser),
             "labels": "type+leaf",
             "cost": "unit",
             "norm": "sum",
@@ -161,18 +231,10 @@ class TreeEditDistance(Metric):
             "fallback": self.fallback,
         }
 
-    def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
-        return self.sentence_details(hypotheses, references).score
-
     def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> TreeScores:
         """Scores plus the raw distances, tree sizes and parse flags of every row."""
         check_lengths(hypotheses, references)
-        n = len(hypotheses)
-        ted = np.full(n, np.nan)
-        hyp_nodes = np.zeros(n, dtype=np.int64)
-        ref_nodes = np.zeros(n, dtype=np.int64)
-        hyp_parsed = np.zeros(n, dtype=bool)
-        ref_parsed = np.zeros(n, dtype=bool)
+        ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed = self._rows(len(hypotheses))
         codes: dict[str, _Code] = {}
         vocabulary: dict[str, int] = {}
         interned: dict[tuple[str, bool], PostorderTree] = {}
@@ -182,6 +244,8 @@ class TreeEditDistance(Metric):
             key = (text, flat)
             if key not in interned:
                 code = codes[text]
+                if flat and code.tokens is None:
+                    code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
                 ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
                 interned[key] = PostorderTree.build(ids, labelled.leftmost)
@@ -190,7 +254,7 @@ class TreeEditDistance(Metric):
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
             for text in (hyp, ref):
                 if text not in codes:
-                    codes[text] = _parse(text, self.repair, self.wrap)
+                    codes[text] = _parse(text, self.repair, self.wrap, self.parser)
             hyp_parsed[row] = codes[hyp].ast is not None
             ref_parsed[row] = codes[ref].ast is not None
             flat = not (hyp_parsed[row] and ref_parsed[row])
@@ -201,16 +265,8 @@ class TreeEditDistance(Metric):
                 distance = 0 if hyp == ref else tree_edit_distance(t1, t2)
                 done[hyp, ref] = (distance, t1.size, t2.size)
             ted[row], hyp_nodes[row], ref_nodes[row] = done[hyp, ref]
-        with np.errstate(invalid="ignore"):  # 0 / 0 on the NaN rows
-            normalised = ted / (hyp_nodes + ref_nodes)
-        if self.fallback == "sed":
-            normalised = sed_fallback(normalised, hyp_parsed & ref_parsed, hypotheses, references)
-        score = self._from_distance(normalised)
+        score = self._score(ted, hyp_nodes, ref_nodes, hyp_parsed & ref_parsed, hypotheses, references)
         return TreeScores(score, ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed)
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return normalised
 
 
 class TreeEditSimilarity(TreeEditDistance):
@@ -218,10 +274,6 @@ class TreeEditSimilarity(TreeEditDistance):
 
     name: ClassVar[str] = "treed_sim"
     higher_is_better: ClassVar[bool] = True
-
-    @staticmethod
-    def _from_distance(normalised: np.ndarray) -> np.ndarray:
-        return 1.0 - normalised
 
 
 def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequence[str],
@@ -235,12 +287,13 @@ def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequenc
     return out
 
 
-def method_tree(code: str, repair: bool = True, wrap: bool = True) -> LabelTree | None:
+def method_tree(code: str, repair: bool = True, wrap: bool = True,
+                parser: ParserName = "tree-sitter") -> LabelTree | None:
     """The labelled AST TREED compares, as nested ``(label, children)`` tuples; None when it does not parse.
 
     For inspecting a surprising score, or feeding another TED implementation the very same tree.
     """
-    ast = _parse(code, repair, wrap).ast
+    ast = _parse(code, repair, wrap, parser).ast
     return None if ast is None else nested(ast.labels, ast.leftmost)[0]
 
 
@@ -278,12 +331,9 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
     tokens inside a wrapper (module docstring); the first that parses whole wins, so valid methods read
     exactly as without ``wrap``.
     """
-    try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
-        tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
-    except (jtok.LexerError, TypeError, IndexError):
+    tokens = _lex(code, repair)
+    if tokens is None:
         return None, token_sequence(code, "space")
-    if repair:
-        tokens = _repair(tokens)
     texts = [token.value for token in tokens]
     readings = _READINGS if wrap else _READINGS[:1]
     for kind, opening, closing in readings:
@@ -299,12 +349,35 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
         statements = body[0].body
         if kind == "statements" and statements:
             return ParsedCode(kind, statements), texts
-        if kind == "expression":
-            return ParsedCode(kind, statements[0].expression), texts
+        if kind == "expression" and len(statements) == 1 and statements[0].expression is not None:
+            return ParsedCode(kind, statements[0].expression), texts  # not `return ;`, not `return a ; b ;`
     return None, texts
 
 
-def _parse(code: str, repair: bool, wrap: bool) -> _Code:
+def _fallback_tokens(code: str, repair: bool) -> list[str]:
+    """The tokens the token fallback compares: javalang's (repaired), or whitespace-separated ones when
+    the text does not even lex. The same under either parser, so ``fallback:tokens`` values do not
+    depend on the parser."""
+    tokens = _lex(code, repair)
+    return token_sequence(code, "space") if tokens is None else [token.value for token in tokens]
+
+
+def _lex(code: str, repair: bool) -> list[jtok.JavaToken] | None:
+    try:  # javalang's lexer raises TypeError/IndexError, not LexerError, on input that ends inside a
+        tokens = list(jtok.tokenize(code))  # number literal (`return 0`, `1e+`): truncated beam output
+    except (jtok.LexerError, TypeError, IndexError):
+        return None
+    return _repair(tokens) if repair else tokens
+
+
+def parser_version(parser: ParserName) -> str:
+    """The signature's ``parser`` value: the parser and the version of its Java grammar package."""
+    return f"tree-sitter-java-{version('tree-sitter-java')}" if parser == "tree-sitter" else f"javalang-{version('javalang')}"
+
+
+def _parse(code: str, repair: bool, wrap: bool, parser: ParserName = "tree-sitter") -> _Code:
+    if parser == "tree-sitter":
+        return _Code(_sitter_tree(code, repair, wrap), None)
     parsed, texts = parse_code(code, repair, wrap)
     if parsed is None:
         return _Code(None, texts)
@@ -367,3 +440,115 @@ def _flat_tree(tokens: list[str]) -> _Labelled:
     """The fallback tree: one leaf per token under a root, so TED reduces to token edit distance."""
     labels = [f"token:{token}" for token in tokens] + [_FLAT_ROOT]
     return _Labelled(labels, list(range(len(tokens))) + [0])
+
+
+# --- the tree-sitter reading (module docstring) ----------------------------------------------------------
+
+#: (kind, text before, text after), as _READINGS; newlines so that a trailing // comment ends before the wrapper
+_SITTER_READINGS = (("method", b"class _ {\n", b"\n}"),
+                    ("statements", b"class _ { void wrapped() {\n", b"\n} }"),
+                    ("expression", b"class _ { void wrapped() { return\n", b"\n; } }"))
+#: Node types whose anonymous tokens tell trees apart (operators, modifier and primitive-type keywords);
+#: every other anonymous token (punctuation, `if`, `return`...) is implied by its parent's type.
+_SITTER_VARYING = frozenset({"binary_expression", "assignment_expression", "unary_expression",
+                             "update_expression", "modifiers", "integral_type", "floating_point_type"})
+#: Literals tree-sitter splits into quotes and fragments: one leaf, as one token.
+_SITTER_ATOMIC = frozenset({"string_literal", "character_literal"})
+_SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
+# The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
+# look-behinds keep `i -- > 0` (tokens `--` `>`) and `@ANNOTATION_1` as they are.
+_SITTER_REPAIR = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|(?<!-)-\s+>|(?<!:):\s+:|(?<!<)<\s+<"""
+                            r"|(?<![@\w$])(?<!@ )ANNOTATION_\d+(?![\w$])")
+_SITTER_SKIPPED = re.compile(r'''"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*[\s\S]*?\*/''')
+_SITTER_SUSPECT = re.compile(r"[-:<]\s+[>:<]|ANNOTATION_")  # a quick test before the full repair
+_SITTER_PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
+
+
+def _sitter_repaired(match: re.Match[str]) -> str:
+    text = match.group(0)
+    if text[0] in "\"'":
+        return text
+    if text.startswith("ANNOTATION_"):
+        return "@" + text
+    return text[0] + text[-1]
+
+
+def _sitter_parser() -> object:
+    parser = getattr(_SITTER_PARSERS, "parser", None)
+    if parser is None:
+        import tree_sitter
+        import tree_sitter_java
+        parser = _SITTER_PARSERS.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
+    return parser
+
+
+def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
+    """The labelled tree of ``code`` read by tree-sitter-java, or None when no reading parses without
+    ERROR or MISSING nodes (tree-sitter always returns a tree; a recovered one counts as not parsed)."""
+    if repair and _SITTER_SUSPECT.search(code):
+        code = _SITTER_REPAIR.sub(_sitter_repaired, code)
+    body = code.encode("utf-8")
+    parser = _sitter_parser()
+    for kind, opening, closing in _SITTER_READINGS if wrap else _SITTER_READINGS[:1]:
+        if kind == "statements" and not _balanced(code):
+            return None  # every wrapper is balanced, so no other reading can parse (saves two parses)
+        source = opening + body + closing
+        root = parser.parse(source).root_node
+        if root.has_error:
+            continue
+        members = _sitter_named(root.named_children[0].child_by_field_name("body"))
+        if kind == "method":
+            nodes = members if len(members) == 1 and members[0].type in _SITTER_METHODS else []
+        else:
+            statements = _sitter_named(members[0].child_by_field_name("body"))
+            if kind == "expression":  # `return ;` has no expression; `a ; b` is not one, though `return a ; b ;` parses
+                statements = _sitter_named(statements[0]) if len(statements) == 1 else []
+            nodes = statements
+        if not nodes:
+            continue
+        labels: list[str] = []
+        leftmost: list[int] = []
+        try:  # the statements hang from a Statements root, as the method's body from the method node
+            _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost)
+        except RecursionError:  # thousands of nested expressions: as javalang, not read
+            return None
+        if kind != "statements":  # one node: drop the Statements root again
+            labels.pop(), leftmost.pop()
+        return _Labelled(labels, leftmost)
+    return None
+
+
+def _balanced(code: str) -> bool:
+    """Whether ``code`` has as many ``(``, ``{``, ``[`` as ``)``, ``}``, ``]`` outside literals and comments:
+    true of every piece of Java, and false of most cut-off predictions."""
+    code = _SITTER_SKIPPED.sub(" ", code)
+    return all(code.count(a) == code.count(b) for a, b in ("()", "{}", "[]"))
+
+
+def _sitter_named(node: object) -> list:
+    """The named children of ``node`` but comments (tree-sitter's extras; a parse with errors is not read)."""
+    return [child for child in node.named_children if not child.is_extra]
+
+
+def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int]) -> int:
+    """Append in postorder a node labelled ``kind`` over ``children`` (tree-sitter nodes: the node's named
+    children, or all its children for ``_SITTER_VARYING`` types) and their subtrees, comments left out;
+    return the postorder number of its leftmost leaf. Tokens are appended inline: this runs for every
+    node of every distinct string, the cost that matters besides parsing."""
+    first = -1
+    for child in children:
+        if child.is_extra:  # a comment
+            continue
+        if child.child_count and (child_kind := child.type) not in _SITTER_ATOMIC:
+            leaf = _sitter_walk(child_kind, child.children if child_kind in _SITTER_VARYING else child.named_children,
+                                source, labels, leftmost)
+        else:  # a token: labelled by its text
+            leaf = len(labels)
+            labels.append(source[child.start_byte:child.end_byte].decode("utf-8"))
+            leftmost.append(leaf)
+        if first < 0:
+            first = leaf
+    number = len(labels)
+    labels.append(kind)
+    leftmost.append(number if first < 0 else first)
+    return leftmost[number]

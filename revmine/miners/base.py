@@ -19,8 +19,15 @@ from datetime import datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Iterator
 
+from ..errors import OperationError
+
 if TYPE_CHECKING:
     from .rounds import ContentReader
+
+#: A listing fails after this many requests in a row that bring no change it had not listed yet: Gerrit
+#: pages (a server that ignores ``before:``/``after:`` answers the same page for ever), GitHub passes read
+#: again from the top (pull requests updated during every pass). A listing that progresses never stalls.
+STALL_LIMIT = 3
 
 #: Called with (commit, path) when git cannot reach a commit: the file's text, None if absent.
 Fallback = Callable[[str, str], "str | None"]
@@ -36,6 +43,32 @@ class DropReason(str, Enum):
     NO_FILE = "no_file"  # the commented file is in neither revision of the round
     CHANGE_GONE = "change_gone"  # the change answered 404 between listing and fetching (deleted)
     COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
+    # a whole project that failed (one drop with no change; the job goes on with the other projects)
+    FORGE_ERROR = "forge_error"  # the forge kept failing after retries, or answered what the API does not document
+    BAD_CREDENTIALS = "bad_credentials"  # the forge refused the credentials (HTTP 401/403)
+    RATE_LIMITED = "rate_limited"  # out of quota, and told not to wait that long
+    GIT_ERROR = "git_error"  # cloning or fetching the repository failed
+    LISTING_STALLED = "listing_stalled"  # the listing kept answering changes already listed (see STALL_LIMIT)
+
+
+class ListingStalled(OperationError):
+    """A listing made no progress for :data:`STALL_LIMIT` requests in a row: the project fails, not loops."""
+
+    def __init__(self, what: str, requests: int):
+        super().__init__(f"{what}: {requests} listing requests in a row brought no new change (the forge "
+                         "ignores the query's time bounds, or the list changes faster than it can be read)")
+
+
+class Progress:
+    """Counts a listing's requests in a row that brought no new change (raises :class:`ListingStalled`)."""
+
+    def __init__(self, what: str):
+        self.what, self.idle = what, 0
+
+    def step(self, new: int) -> None:
+        self.idle = 0 if new else self.idle + 1
+        if self.idle >= STALL_LIMIT:
+            raise ListingStalled(self.what, self.idle)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ Listing: ``/changes/?q=project:P after:"since" before:"hi"`` with ``ALL_REVISION
 newest update first. Instead of offset paging (``S=``), which loses and repeats changes when the
 "updated" order moves while we page, the window's upper bound is moved down to the oldest ``updated``
 seen (keyset paging on time; bounds are inclusive, so changes are de-duplicated by number). Only
-when more than a page of changes share one instant do we page by offset inside that instant.
+when more than a page of changes share one instant do we page by offset inside that instant. Some
+servers ignore ``before:``/``after:`` and answer the same page whatever the bounds: after
+:data:`~revmine.miners.base.STALL_LIMIT` pages in a row with no new change the listing fails
+(:class:`~revmine.miners.base.ListingStalled`) rather than loop.
 
 Rounds: patch set N of a change is a round when it has a successor N+1 and a reviewer other than the
 owner commented on one of its Java files. The row holds those files at N and N+1 and every comment on
@@ -27,7 +30,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 from urllib.parse import quote
 
-from .base import Dropped, DropReason, Fallback, Mined, Miner, no_round
+from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round
 from .http import Client, RemoteError, host_of
 from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
 
@@ -105,10 +108,11 @@ class GerritMiner(Miner):
     def list_changes(self) -> Iterator[dict]:
         """Every change updated in [since, until], once each, newest first."""
         seen: set[int] = set()
+        progress = Progress(f"{self.url}/changes/ (project {self.project})")
         hi = self.until
         while True:
             page = self._query(self.since, hi)
-            yield from self._unseen(page, seen)
+            yield from self._unseen(page, seen, progress)
             if not page or not page[-1].get("_more_changes"):
                 return
             oldest = self.updated(page[-1])
@@ -120,17 +124,21 @@ class GerritMiner(Miner):
             while page and page[-1].get("_more_changes"):
                 page = self._query(hi, hi, offset)
                 offset += len(page)
-                yield from self._unseen(page, seen)
+                yield from self._unseen(page, seen, progress)
             hi = hi - timedelta(milliseconds=1)
             if hi < self.since:
                 return
 
     @staticmethod
-    def _unseen(page: list[dict], seen: set[int]) -> Iterator[dict]:
-        for change in page:
-            if change["_number"] not in seen:
-                seen.add(change["_number"])
-                yield change
+    def _unseen(page: list[dict], seen: set[int], progress: Progress) -> Iterator[dict]:
+        """The changes of ``page`` not listed yet (a page of only those stalls the listing, see
+        :data:`~revmine.miners.base.STALL_LIMIT`: a server ignoring the time bounds repeats its page)."""
+        fresh = [change for change in page if change["_number"] not in seen]
+        if page:
+            progress.step(len(fresh))
+        for change in fresh:
+            seen.add(change["_number"])
+            yield change
 
     # --- one change ---------------------------------------------------------------------------------
     def _change_id(self, change: dict) -> str:

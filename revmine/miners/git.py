@@ -7,18 +7,34 @@ capped replay near 200 rounds/s): ``git cat-file --batch-command`` reads blobs a
 ``git diff-tree --stdin`` detects renames. Both flush one answer per request line.
 A revision that git cannot reach (force-pushed away, garbage-collected) is reported as missing so the
 caller can fall back to the REST content endpoint or drop the round with a reason.
+A repository is shared by the threads mining a project's changes: one lock keeps each question and its
+answer together on the pipes (git answers in microseconds; the threads wait on the network).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import threading
+from functools import wraps
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..errors import OperationError
 
 _ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    """Run ``method`` holding the repository's lock (see the module docstring)."""
+    @wraps(method)
+    def run(self: "GitRepo", *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run  # type: ignore[return-value]
 
 
 class GitError(OperationError):
@@ -77,12 +93,15 @@ class GitRepo:
         self.url = url
         self.refspecs = refspecs
         self._pipes: dict[str, _Pipe] = {}
+        self._lock = threading.RLock()
 
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=_ENV)
         if check and proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            raise GitError(f"{self.path}: git {args[0]} failed: {err[0]}")
+            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
+            # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
+            err = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1])
+            raise GitError(f"{self.path}: git {args[0]} failed: {err}")
         return proc
 
     def _pipe(self, *args: str) -> _Pipe:
@@ -91,6 +110,7 @@ class GitRepo:
             pipe = self._pipes[args[0]] = _Pipe(self.path, *args)
         return pipe
 
+    @_locked
     def sync(self) -> None:
         """Create the bare clone if needed and fetch every review ref (one fetch per run)."""
         if not (self.path / "HEAD").exists():
@@ -100,6 +120,7 @@ class GitRepo:
         self._git("fetch", "--quiet", "--no-tags", self.url, *self.refspecs)
         self.close()  # running readers must see the new objects
 
+    @_locked
     def fetch_commit(self, sha: str) -> bool:
         """Try to fetch one commit the refs did not bring (servers may allow fetching by sha)."""
         proc = self._git("fetch", "--quiet", "--no-tags", self.url, sha, check=False)
@@ -107,6 +128,7 @@ class GitRepo:
         return proc.returncode == 0 and self.has_commit(sha)
 
     # --- object reads through one cat-file process ---------------------------------------------------
+    @_locked
     def _batch(self, commands: list[str]) -> list[tuple[str | None, bytes | None]]:
         """(object id or None if missing, contents for ``contents`` commands) of each command.
 
@@ -153,12 +175,14 @@ class GitRepo:
         """The text of ``path`` at ``sha`` (None: no such file there)."""
         return self.read_many([(sha, path)])[0][0]
 
+    @_locked
     def commits_between(self, base: str, head: str) -> list[str] | None:
         """Commits reachable from ``head`` and not from ``base``, parents first (a pull request's
         commits); None when git lacks either."""
         proc = self._git("rev-list", "--topo-order", "--reverse", head, f"^{base}", "--", check=False)
         return proc.stdout.decode("ascii").split() if proc.returncode == 0 else None
 
+    @_locked
     def renamed_to(self, before: str, after: str, path: str) -> str | None:
         """Where ``path`` went between two commits present in git, if git sees a rename (else None).
 
@@ -177,6 +201,7 @@ class GitRepo:
                 moved = new
         return moved
 
+    @_locked
     def close(self) -> None:
         """Stop the reader processes (they are restarted on the next read)."""
         for pipe in self._pipes.values():

@@ -6,10 +6,13 @@ jumps to the top, past pages already read: listed from the top, it could be skip
 that took more than one request, the list is read again from the top down to the newest
 ``updated_at`` seen when that pass began (any pull request updated during the pass is at least that
 recent), de-duplicating by number, until a pass takes one request (one answer is a consistent
-snapshot). A pull request is thus missed only if it is updated during every pass, i.e. after this
-run began; the next run lists it. Every page is revalidated (``If-None-Match``): an unchanged page
-costs a 304. The window is on a pull request's *last* update: one updated after ``until`` is outside
-the run, even if it was reviewed inside the window (mine it with a later ``until``).
+snapshot). A pull request is thus missed only if it is updated during every pass, i.e. after this run
+began; the next run lists it. A list that keeps changing under every pass would be read for ever: after
+:data:`~revmine.miners.base.STALL_LIMIT` passes in a row read again with no new pull request, the
+listing fails (:class:`~revmine.miners.base.ListingStalled`). Every page is revalidated
+(``If-None-Match``): an unchanged page costs a 304. The window is on a pull request's *last* update: one updated
+after ``until`` is outside the run, even if it was reviewed inside the window (mine it with a later
+``until``).
 
 Rounds: a review comment is anchored on ``original_commit_id`` / ``original_line`` (outdated comments
 keep these anchors and are flagged ``outdated``). The round of commit C is C (round = its 1-based
@@ -38,7 +41,7 @@ from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
 from ..errors import InputError
-from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner
+from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
 
@@ -93,11 +96,15 @@ class GitHubMiner(Miner):
     def list_changes(self) -> Iterator[dict]:
         """Every pull request updated in [since, until], once each (see the module docstring)."""
         seen: set[int] = set()
+        progress = Progress(f"{self.api}/repos/{self.project}/pulls")
         threshold: datetime | None = None
         while True:
+            before = len(seen)
             top, requests = yield from self._list_pass(seen, threshold)
             if requests <= 1 or top is None:
                 return
+            if threshold is not None:  # a pass read again from the top: did it find anything?
+                progress.step(len(seen) - before)
             threshold = top
 
     def _list_pass(self, seen: set[int], threshold: datetime | None

@@ -31,6 +31,14 @@ Decisions
   what was wrong. A body that decodes but has the wrong shape is not retried (the forge would answer
   the same). Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
   Clock and sleep are injectable.
+- Concurrency: a :class:`Limiter` shared by every client of a job bounds what is on the wire: at most
+  ``concurrency`` requests at once, at most ``per_host`` to one host (counted where a request really
+  goes, after routes), and never more requests on one token than the forge said it has left (a request
+  reserves its token's quota before it is sent, so threads cannot overspend it together; while a token's
+  quota is unknown, at its first use and after a reset, one request at a time finds it out). It holds no
+  secret (tokens are known by a digest), so a version shared across processes can keep its interface. A
+  client is safe to use from several threads: the response cache's SQLite writes are serialised by
+  requests-cache's lock, counters and token states by the limiter's.
 - Bodies: JSON (Gerrit's after its ``)]}'`` line), except Gerrit's file-content endpoint, which is
   base64 text whether or not its ``X-FYI-Content-Encoding: base64`` header came through.
 - Routes: ``routes`` maps URL prefixes to where they are really answered (a recorded forge on
@@ -52,6 +60,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -79,6 +88,8 @@ SSH_SCHEMES = ("ssh", "git+ssh", "ssh+git")
 MIN_RATE_LIMIT_WAIT = 1.0
 #: Wait on a rate limit that names no time (GitHub's advice for secondary rate limits).
 DEFAULT_RATE_LIMIT_WAIT = 60.0
+#: Requests in flight to one host at once, unless a job says otherwise: a polite crawler's few connections.
+DEFAULT_MAX_PER_HOST = 4
 AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
 #: Gerrit's file-content endpoint (``/changes/{id}/revisions/{rev}/files/{file}/content``): base64 text.
 GERRIT_CONTENT = re.compile(r"/changes/[^/]+/revisions/[^/]+/files/[^/]+/content$")
@@ -219,35 +230,160 @@ class _CountingAdapter(HTTPAdapter):
     """Counts what really goes on the wire, drops ``Vary`` and applies routes (see the module docstring):
     first ``auth_paths`` (where authenticated requests go), then ``routes`` (where a URL is answered)."""
 
-    def __init__(self, stats: Counter, routes: dict[str, str], **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, stats: _Stats, routes: dict[str, str], limiter: Limiter, **kwargs: Any):
+        super().__init__(pool_maxsize=max(limiter.per_host, 10), **kwargs)
         self.stats = stats
         self.routes = routes
+        self.limiter = limiter
         self.auth_paths: dict[str, str] = {}
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
         target = route(route(request.url or "", self.auth_paths), self.routes)
-        if target == request.url:
-            return super().send(request, *args, **kwargs)
-        wire = request.copy()
-        wire.url = target
-        response = super().send(wire, *args, **kwargs)
+        with self.limiter.slot(host_of(target)):  # the host that really answers, until its answer is read
+            if target == request.url:
+                response = super().send(request, *args, **kwargs)
+                response.content  # noqa: B018 - read while the slot is held
+                return response
+            wire = request.copy()
+            wire.url = target
+            response = super().send(wire, *args, **kwargs)
+            response.content  # noqa: B018
         response.url, response.request = request.url, request  # what was asked, not where it was answered
         return response
 
     def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
         response = super().build_response(req, resp)
         response.headers.pop("Vary", None)
-        self.stats["requests"] += 1
+        self.stats.add("requests")
         if response.status_code == 304:
-            self.stats["not_modified"] += 1
+            self.stats.add("not_modified")
         return response
 
 
+class _Stats(Counter):
+    """A client's request counts, updated from several threads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def add(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self[key] += n
+
+
 @dataclass
-class _TokenState:
-    remaining: int | None = None
-    reset: float = 0.0
+class _Budget:
+    """What one token may still spend: the forge's last word on its quota, and the requests sent since."""
+
+    remaining: int | None = None  # None: not known (no answer yet, or its window has been reset)
+    reset: float = 0.0  # when the forge renews the quota (epoch seconds)
+    in_flight: int = 0  # requests sent on it and not answered yet
+    metered: bool = True  # False once the forge answered without quota headers (it does not count)
+    renewals: int = 0  # how many times a waiter renewed it (several may wait for one reset)
+
+    def usable(self, now: float) -> bool:
+        if self.remaining is not None and self.reset and self.reset <= now:
+            self.remaining = None  # a new window: the next answer says how much is left
+        if self.remaining is None:  # one request at a time finds out how much is left
+            return not self.metered or self.in_flight == 0
+        return self.remaining - self.in_flight > 0
+
+
+class Limiter:
+    """Politeness shared by every client of a job (see the module docstring): request slots in total
+    and per host, and each token's quota.
+
+    Why shared rather than per client: two projects on one forge are two clients but one host, and often
+    one token; their limits hold only if they are counted together.
+    """
+
+    def __init__(self, concurrency: int | None = None, per_host: int = DEFAULT_MAX_PER_HOST):
+        if per_host < 1 or (concurrency is not None and concurrency < 1):
+            raise ValueError("concurrency and requests per host must be at least 1")
+        self.per_host = per_host
+        self._total = threading.BoundedSemaphore(concurrency) if concurrency else None
+        self._hosts: dict[str, threading.BoundedSemaphore] = {}
+        self._budgets: dict[str, _Budget] = {}
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def slot(self, host: str) -> Iterator[None]:
+        """Hold one of ``host``'s request slots, then one of the job's (in that order, always)."""
+        with self._cond:
+            sem = self._hosts.setdefault(host, threading.BoundedSemaphore(self.per_host))
+        with sem:
+            if self._total is None:
+                yield
+            else:
+                with self._total:
+                    yield
+
+    @staticmethod
+    def token_id(token: str) -> str:
+        """How the limiter knows a token: a digest, never the token."""
+        return hashlib.sha256(token.encode("utf-8")).hexdigest()[:16]
+
+    def take(self, tokens: list[str], start: int, now: Callable[[], float]) -> tuple[int | None, int]:
+        """Reserve one request on the first of ``tokens`` (ids, tried from ``start``) with quota left:
+        (its index, 0). When none has any, once the requests in flight on them have answered:
+        (None, index of the token renewed first), for the caller to wait until its reset."""
+        with self._cond:
+            while True:
+                budgets = [self._budgets.setdefault(t, _Budget()) for t in tokens]
+                clock = now()
+                for k in range(len(tokens)):
+                    i = (start + k) % len(tokens)
+                    if budgets[i].usable(clock):
+                        budgets[i].in_flight += 1
+                        return i, 0
+                if not any(b.in_flight for b in budgets):
+                    return None, min(range(len(tokens)), key=lambda j: budgets[j].reset)
+                self._cond.wait()  # an answer in flight may report quota
+
+    def reset_at(self, token: str) -> tuple[float, int]:
+        """When ``token``'s quota is renewed, and the count of renewals to give :meth:`renew` after the wait."""
+        with self._cond:
+            budget = self._budgets.setdefault(token, _Budget())
+            return budget.reset, budget.renewals
+
+    def renew(self, token: str, renewals: int | None = None) -> None:
+        """After waiting for its reset: the token's quota is unknown again (the next answer says it), unless
+        another waiter renewed it since ``renewals`` was read (its window's answers count, not this wait)."""
+        with self._cond:
+            budget = self._budgets.setdefault(token, _Budget())
+            if renewals is None or budget.renewals == renewals:
+                budget.remaining, budget.renewals = None, budget.renewals + 1
+                self._cond.notify_all()
+
+    def settle(self, token: str, remaining: int | None = None, reset: float | None = None,
+               metered: bool | None = None) -> None:
+        """A request reserved on ``token`` was answered (``remaining``/``reset``: what the answer said;
+        ``metered``: whether it had quota headers, None when it came from the cache and says nothing)."""
+        with self._cond:
+            budget = self._budgets.setdefault(token, _Budget())
+            budget.in_flight = max(budget.in_flight - 1, 0)
+            if metered is not None:
+                budget.metered = metered
+            if remaining is not None:
+                if reset is not None and reset > budget.reset:  # a newer window: its count is the truth
+                    budget.remaining, budget.reset = remaining, reset
+                else:  # answers of one window may arrive out of order: the lowest count is the latest
+                    budget.remaining = remaining if budget.remaining is None else min(budget.remaining, remaining)
+            elif reset is not None:
+                budget.reset = reset
+            self._cond.notify_all()
+
+    def exhaust(self, token: str, reset: float) -> None:
+        """The forge refused a request on ``token`` for its rate limit until ``reset``."""
+        with self._cond:
+            budget = self._budgets.setdefault(token, _Budget())
+            budget.remaining, budget.reset = 0, reset
+            self._cond.notify_all()
+
+    def any_usable(self, tokens: list[str], now: float) -> bool:
+        with self._cond:
+            return any(self._budgets.setdefault(t, _Budget()).usable(now) for t in tokens)
 
 
 class Client:
@@ -257,7 +393,7 @@ class Client:
                  cache_path: str | Path | None = None, cache_mode: CacheMode = "use",
                  timeout: float = 30.0, max_retries: int = 5, backoff: float = 1.0,
                  wait_on_rate_limit: bool = True, max_wait: float = 3600.0, max_rate_limit_retries: int = 5,
-                 routes: dict[str, str] | None = None,
+                 routes: dict[str, str] | None = None, limiter: Limiter | None = None,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
         if cache_mode not in ("use", "offline", "off"):
             raise ValueError(f"cache_mode must be 'use', 'offline' or 'off', not {cache_mode!r}")
@@ -270,10 +406,11 @@ class Client:
         self.wait_on_rate_limit, self.max_wait = wait_on_rate_limit, max_wait
         self.max_rate_limit_retries = max_rate_limit_retries
         self.clock, self.sleep = clock, sleep
-        self.stats: Counter = Counter()
-        self._tokens = [_TokenState() for _ in self.credentials.tokens]
+        self.stats = _Stats()
+        self.limiter = limiter or Limiter()
+        self._tokens = [Limiter.token_id(t) for t in self.credentials.tokens]
         self._next_token = 0
-        self._adapter = _CountingAdapter(self.stats, routes or {})
+        self._adapter = _CountingAdapter(self.stats, routes or {}, self.limiter)
         self.session = self._make_session(cache_path)
 
     def authenticate_under(self, prefix: str, auth_prefix: str) -> None:
@@ -401,23 +538,20 @@ class Client:
             self.session.cache.delete(key)
 
     def _auth(self) -> tuple[dict[str, str], Any, int | None]:
-        """Headers/auth for the next request, choosing a token with quota left (or waiting for one)."""
+        """Headers/auth for the next request, reserving a token with quota left (or waiting for one)."""
         if self.credentials.user and self.credentials.password:
             return {}, (self.credentials.user, self.credentials.password), None
         if not self._tokens:
             return {}, None, None
-        now = self.clock()
-        n = len(self._tokens)
-        for k in range(n):
-            i = (self._next_token + k) % n
-            state = self._tokens[i]
-            if state.remaining is None or state.remaining > 0 or state.reset <= now:
-                self._next_token = (i + 1) % n
-                return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
-        # every token is exhausted: wait for the earliest reset
-        i = min(range(n), key=lambda j: self._tokens[j].reset)
-        self._wait(self._tokens[i].reset - now, "<all tokens>")
-        self._tokens[i].remaining = None
+        while True:
+            i, first = self.limiter.take(self._tokens, self._next_token, self.clock)
+            if i is not None:
+                break
+            # every token is exhausted: wait for the earliest reset
+            reset, renewals = self.limiter.reset_at(self._tokens[first])
+            self._wait(reset - self.clock(), "<all tokens>")
+            self.limiter.renew(self._tokens[first], renewals)
+        self._next_token = (i + 1) % len(self._tokens)
         return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
 
     def _wait(self, seconds: float, url: str) -> None:
@@ -426,19 +560,21 @@ class Client:
             raise RateLimited(url, f"rate limited; quota resets in {seconds:.0f}s (wait_on_rate_limit is off)")
         if seconds > self.max_wait:
             raise RateLimited(url, f"rate limited for {seconds:.0f}s, more than max_wait={self.max_wait:.0f}s")
-        self.stats["rate_limit_waits"] += 1
-        self.stats["rate_limit_sleep_s"] += round(seconds)
+        self.stats.add("rate_limit_waits")
+        self.stats.add("rate_limit_sleep_s", round(seconds))
         self.sleep(seconds)
 
-    def _note_quota(self, token: int | None, response: requests.Response) -> None:
-        if token is None or getattr(response, "from_cache", False):
+    def _settle(self, token: int | None, response: requests.Response | None) -> None:
+        """Release the reservation of ``token`` with what the answer (if any came) says of its quota."""
+        if token is None:
             return
-        remaining = response.headers.get("X-RateLimit-Remaining")
-        reset = response.headers.get("X-RateLimit-Reset")
-        if remaining is not None and remaining.isdigit():
-            self._tokens[token].remaining = int(remaining)
-        if reset is not None and reset.isdigit():
-            self._tokens[token].reset = float(reset)
+        remaining = reset = metered = None
+        if response is not None and not getattr(response, "from_cache", False):
+            left, at = response.headers.get("X-RateLimit-Remaining"), response.headers.get("X-RateLimit-Reset")
+            remaining = int(left) if left is not None and left.isdigit() else None
+            reset = float(at) if at is not None and at.isdigit() else None
+            metered = remaining is not None or self._rate_limit_delay(response) is not None
+        self.limiter.settle(self._tokens[token], remaining, reset, metered)
 
     def _rate_limit_delay(self, response: requests.Response) -> float | None:
         """Seconds to wait if ``response`` says we are rate limited, else None (see the module docstring)."""
@@ -491,7 +627,7 @@ class Client:
         response = self.session.cache.get_response(cache_key(request))
         if response is None:
             raise NotCached(request.url or url, "not in the cache (offline replay); run once online first", 504)
-        self.stats["cache_hits"] += 1
+        self.stats.add("cache_hits")
         return response
 
     def _request(self, url: str, params: Any, revalidate: bool, fresh_after: datetime | None) -> requests.Response:
@@ -503,7 +639,7 @@ class Client:
             created = getattr(hit, "created_at", None)
             if hit.status_code == 200 and created is not None and created.replace(
                     tzinfo=created.tzinfo or timezone.utc) >= fresh_after:
-                self.stats["cache_hits"] += 1
+                self.stats.add("cache_hits")
                 return hit
         attempts = limited = 0
         while True:
@@ -511,6 +647,7 @@ class Client:
             kwargs: dict[str, Any] = {"params": params, "headers": headers, "auth": auth, "timeout": self.timeout}
             if self.cache_mode != "off":
                 kwargs["refresh"] = not cached_ok
+            response = None
             try:
                 response = self.session.get(url, **kwargs)
             except (requests.Timeout, requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
@@ -519,9 +656,10 @@ class Client:
                     raise RemoteError(url, f"gave up after {attempts} attempts: {type(exc).__name__}") from None
                 self._backoff(attempts)
                 continue
+            finally:
+                self._settle(token, response)
             if getattr(response, "from_cache", False) and not getattr(response, "revalidated", False):
-                self.stats["cache_hits"] += 1
-            self._note_quota(token, response)
+                self.stats.add("cache_hits")
             status = response.status_code
             if status == 200:
                 try:
@@ -541,11 +679,10 @@ class Client:
                     raise RateLimited(response.url, f"still rate limited after {limited} answers (HTTP {status}"
                                       f"{self._said(response)}); giving up", status)
                 if token is not None:
-                    self._tokens[token].remaining = 0
-                    self._tokens[token].reset = self.clock() + delay
-                    if any(t.remaining != 0 or t.reset <= self.clock() for t in self._tokens):
+                    self.limiter.exhaust(self._tokens[token], self.clock() + delay)
+                    if self.limiter.any_usable(self._tokens, self.clock()):
                         continue  # another token still has quota
-                    self._tokens[token].remaining = None  # retried after the wait below
+                    self.limiter.renew(self._tokens[token])  # retried after the wait below
                 self._wait(delay, response.url)
                 continue
             if status >= 500:
@@ -563,5 +700,5 @@ class Client:
         return f": {message}" if message else ""
 
     def _backoff(self, attempt: int) -> None:
-        self.stats["retries"] += 1
+        self.stats.add("retries")
         self.sleep(min(self.backoff * 2 ** (attempt - 1), 60.0))

@@ -14,6 +14,21 @@ The cache and the clones are inputs rather than outputs: ``JobOptions.cache`` / 
 ``repos`` in a job file) put them elsewhere so that several runs share them, e.g. an offline replay
 into a fresh directory that neither asks the forge nor clones again.
 
+Why a batch job finishes: a project that fails (the forge failing after its retries, refused credentials,
+a rate limit not worth waiting for, git failing, a listing that stalls) is recorded with the typed reason
+(:class:`~revmine.miners.base.DropReason`) in the manifest (``status``, ``failure``) and as one row of
+``dropped.parquet`` with no change; what it mined before failing is kept, and the other projects go on.
+Then :class:`MiningFailed` says which failed. A project whose checkpoint says it finished is not asked
+again: re-running the job retries only what failed or was stopped. Bugs are not failures of a project:
+they stop the job with their traceback.
+
+Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
+changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's
+results taken in its listing order so that parts, checkpoints and drops are byte for byte those of a
+sequential run. The wire is bounded by one :class:`~revmine.miners.http.Limiter` for the job: N
+requests in all, ``max_concurrent_per_host`` per host, each token's quota. Threads suffice: the work
+waits on the network (git answers in microseconds).
+
 Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
 the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
 numbers are not below the checkpoint's ``next_part`` / ``next_drop_part``; they are deleted on resume
@@ -32,29 +47,32 @@ import platform
 import re
 import subprocess
 import sys
+import threading
 import time
-from collections import Counter
+from collections import Counter, deque
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..errors import InputError
+from ..errors import InputError, OperationError
 from ..progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from ..textio import read_toml
-from .base import Drop, DropReason, Mined, Miner
-from .git import GitRepo
+from .base import Drop, DropReason, ListingStalled, Mined, Miner
+from .git import GitError, GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
-from .http import (CacheMode, Client, Credentials, Dialect, RemoteError, check_url, credentials_from_env, host_of,
-                   route)
+from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
+                   RemoteError, check_url, credentials_from_env, host_of, route)
 from .rounds import ContentReader, parse_time
 
 PARTS_DIR = "rounds.parquet"
@@ -64,6 +82,13 @@ DROPS_DIR = "state/dropped"
 DROP_PART_SCHEMA = MINE_DROPPED_SCHEMA.append(pa.field("kind", pa.string(), nullable=False)).remove_metadata()
 SECRET_KEYS = {"token", "tokens", "password", "secret", "authorization"}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: Threads mining changes per request slot: a change also parses, reads git and writes the cache between
+#: its requests, and the slot it left should not wait for that (the limiter still allows N on the wire).
+THREADS_PER_SLOT = 2
+#: How many failed projects the error message lists (the manifest has them all).
+SUMMARY_LINES = 15
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass
@@ -108,6 +133,8 @@ class JobOptions:
     routes: dict[str, str] = field(default_factory=dict)  # URL prefix -> where it is answered (http.route)
     cache_mode: CacheMode = "use"
     batch_size: int = 50  # changes per part / checkpoint
+    concurrency: int | None = None  # projects, changes and requests at once (None: the job file's, else 1)
+    max_concurrent_per_host: int = DEFAULT_MAX_PER_HOST  # requests in flight to one host
     progress: bool = True
     wait_on_rate_limit: bool = True
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
@@ -244,14 +271,89 @@ class _Output:
                 "round_id": drop.round_id, "path": drop.path, "reason": drop.message, "kind": drop.reason.value}
 
 
-def _client(spec: ProjectSpec, out: Path, opts: JobOptions) -> Client:
+class MiningFailed(OperationError):
+    """Some projects of a job failed; the others were mined (a one-screen summary, the rest in the manifest)."""
+
+    def __init__(self, failed: list[dict], total: int, out: Path):
+        self.failed = failed
+        if total == 1:  # one project: its error, on one line
+            p = failed[0]
+            super().__init__(f"mining {p['asked']['source']} {p['asked']['project']} failed "
+                             f"({p['failure']['kind']}): {p['failure']['reason']}")
+            return
+        others = "the others are done; " if total > len(failed) else ""
+        lines = [f"mining failed for {len(failed)} of {total} project{'s' * (total > 1)} ({others}run the same "
+                 "command again to retry only what failed or is unfinished):"]
+        lines += [f"  {p['asked']['source']} {p['asked']['project']}: {p['failure']['kind']}: {p['failure']['reason']}"
+                  for p in failed[:SUMMARY_LINES]]
+        if len(failed) > SUMMARY_LINES:
+            lines.append(f"  ... and {len(failed) - SUMMARY_LINES} more")
+        lines.append(f"details: {out / 'manifest.json'} (projects[].failure), {out / 'dropped.parquet'}")
+        super().__init__("\n".join(lines))
+
+
+def _failure(exc: Exception) -> dict:
+    """A failed project's typed reason and one line saying what happened."""
+    if isinstance(exc, ListingStalled):
+        kind = DropReason.LISTING_STALLED
+    elif isinstance(exc, GitError):
+        kind = DropReason.GIT_ERROR
+    elif isinstance(exc, RateLimited):
+        kind = DropReason.RATE_LIMITED
+    elif isinstance(exc, RemoteError) and exc.status in (401, 403):
+        kind = DropReason.BAD_CREDENTIALS
+    else:
+        kind = DropReason.FORGE_ERROR
+    return {"kind": kind.value, "reason": (str(exc).splitlines() or [type(exc).__name__])[0][:500]}
+
+
+def _ordered(pool: ThreadPoolExecutor | None, fn: Callable[[T], R], items: Iterable[T], window: int
+             ) -> Iterator[tuple[T, R]]:
+    """``(item, fn(item))`` in the order of ``items``, with up to ``window`` calls running in ``pool``
+    (none: one after the other). When the consumer stops or a call fails, calls not started are cancelled
+    and running ones awaited, so nothing still uses what the caller closes next."""
+    if pool is None:
+        for item in items:
+            yield item, fn(item)
+        return
+    pending: deque[tuple[T, Future]] = deque()
+    try:
+        for item in items:
+            pending.append((item, pool.submit(fn, item)))
+            if len(pending) >= window:
+                first, future = pending.popleft()
+                yield first, future.result()
+        while pending:
+            first, future = pending.popleft()
+            yield first, future.result()
+    finally:
+        for _, future in pending:
+            future.cancel()
+        wait([future for _, future in pending])
+
+
+class _Stopped(Exception):
+    """The job is stopping (Ctrl-C, a bug in another project): projects still running end at their next change."""
+
+
+@dataclass
+class _Shared:
+    """What the projects of a running job share: the wire's limits, the pool mining changes (None: one
+    change after the other) and the signal to stop."""
+
+    limiter: Limiter
+    pool: ThreadPoolExecutor | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) -> Client:
     """The project's HTTP client, with the job's credentials for its forge, else the environment's."""
     dialect: Dialect = "gerrit" if spec.source == "gerrit" else "github"
     credentials = opts.credentials.get(spec.source) or (
         credentials_from_env(dialect, spec.host) if opts.ambient_credentials else Credentials())
     return Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
                   cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
-                  **opts.client_options)
+                  limiter=limiter, **opts.client_options)
 
 
 def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
@@ -288,33 +390,44 @@ def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tupl
     return mined, reader.fallbacks
 
 
-def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions) -> Counter:
-    """Mine every listed change not done yet, flushing a batch every ``batch_size`` changes (``http``: the
-    client's live request counts, saved with each batch)."""
-    counts: Counter = Counter()
-    with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
+def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions,
+                  shared: _Shared, counts: Counter) -> None:
+    """Mine every listed change not done yet (in ``pool``, taken in listing order), flushing a batch every
+    ``batch_size`` changes (``http``: the client's live request counts, saved with each batch)."""
+    fetch = opts.cache_mode != "offline"
+
+    def todo() -> Iterator[tuple[str, dict]]:
         for change in miner.list_changes():
+            if shared.stop.is_set():
+                raise _Stopped()
             counts["changes_listed"] += 1
             bar.update()
             key = miner.key(change)
             if output.is_done(key):
                 counts["changes_skipped_done"] += 1
                 continue
-            output.add(key, *_mine_change(miner, change, repo, fetch=opts.cache_mode != "offline"))
+            yield key, change
+
+    def mine(item: tuple[str, dict]) -> tuple[Mined, int]:
+        return _mine_change(miner, item[1], repo, fetch)
+
+    with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
+        for (key, _), mined in _ordered(shared.pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
+            output.add(key, *mined)
             counts["changes_mined"] += 1
             if output.batch >= opts.batch_size:
                 output.flush(http)
     output.flush(http, finished=True)
-    return counts
 
 
 def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, http_this_run: Counter,
-             seconds: float) -> dict:
-    """The project's entry in the manifest."""
+             seconds: float, status: str, failure: dict | None = None) -> dict:
+    """The project's entry in the manifest (``status``: mined, finished_before (not asked again), failed)."""
     dropped = drops.select(["round_id", "change", "path", "reason"]).to_pylist()
     reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in dropped)
     return {
-        "asked": spec.asked(), "slug": spec.slug, "window": {"since": state["since"], "until": state["until"]},
+        "asked": spec.asked(), "slug": spec.slug, "status": status, "failure": failure,
+        "window": {"since": state["since"], "until": state["until"]},
         "changes_listed_this_run": counts["changes_listed"], "changes_mined_this_run": counts["changes_mined"],
         "changes_skipped_resume": counts["changes_skipped_done"], "changes_done": len(state["done"]),
         "rows": sum(state["done"].values()), "parts": state["next_part"],
@@ -325,49 +438,93 @@ def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, h
     }
 
 
-def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions) -> dict:
-    """Mine one project into ``out`` (resuming from its checkpoint) and return its summary."""
+def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Shared) -> dict:
+    """Mine one project into ``out`` (resuming from its checkpoint) and return its summary; a failure of
+    the forge or of git is the project's (see the module docstring), not the job's."""
     started = time.monotonic()
     ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now())
+    if ckpt.data["finished"]:
+        return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
-    client = _client(spec, out, opts)
+    client = _client(spec, out, opts, shared.limiter)
+    counts: Counter = Counter()
+    failure = None
     try:
         miner = _miner(spec, client, ckpt.data)
         repo = _repo(spec, miner, out, opts)
         try:
-            counts = _mine_changes(miner, repo, output, client.stats, opts)
+            _mine_changes(miner, repo, output, client.stats, opts, shared, counts)
         finally:
             repo.close()
+    except (RemoteError, GitError, ListingStalled) as exc:
+        failure = _failure(exc)
+        if output.batch or ckpt.path.exists():  # what was mined before the failure is kept, still unfinished
+            output.flush(client.stats)
     finally:
         client.close()
-    return _summary(spec, ckpt.data, output.drops.read(), counts, client.stats, time.monotonic() - started)
+    return _summary(spec, ckpt.data, output.drops.read(), counts, client.stats, time.monotonic() - started,
+                    "failed" if failure else "mined", failure)
+
+
+def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
+    """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time."""
+    n = opts.concurrency or 1
+    shared = _Shared(Limiter(n, opts.max_concurrent_per_host))
+    with ExitStack() as stack, progress_bar(total=len(specs), desc="projects", unit="project",
+                                            enabled=opts.progress and len(specs) > 1) as bar:
+        if n == 1:
+            summaries = []
+            for spec in specs:
+                summaries.append(_mine_project(spec, out, opts, shared))
+                bar.update()
+            return summaries
+        shared.pool = stack.enter_context(ThreadPoolExecutor(THREADS_PER_SLOT * n,
+                                                             thread_name_prefix="revmine-change"))
+        projects = stack.enter_context(ThreadPoolExecutor(min(n, len(specs)), thread_name_prefix="revmine-project"))
+        futures = [projects.submit(_mine_project, spec, out, opts, shared) for spec in specs]
+        for future in futures:
+            future.add_done_callback(lambda _: bar.update())
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            shared.stop.set()  # the running projects end at their next change (their batches are kept)
+            for future in futures:
+                future.cancel()
+            raise
 
 
 def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
                  asked: dict | None = None) -> dict:
-    """Mine every project into ``out`` and write ``manifest.json``; returns the manifest."""
+    """Mine every project into ``out`` and write ``manifest.json`` and ``dropped.parquet``; returns the
+    manifest, or raises :class:`MiningFailed` (after writing them) when a project failed."""
     opts = options or JobOptions()
     for spec in specs:
         spec.check_urls()
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
-    projects = []
-    for spec in progress_bar(specs, desc="projects", unit="project", enabled=opts.progress and len(specs) > 1):
-        projects.append(_mine_project(spec, out, opts))
-    totals = Counter()
+    projects = _mine_all(specs, out, opts)
+    failed = [p for p in projects if p["status"] == "failed"]
+    totals = Counter({"projects_failed": len(failed)})
     for p in projects:
         totals.update({"changes_done": p["changes_done"], "rows": p["rows"], "dropped": len(p["dropped"]),
                        "content_fallbacks": p["content_fallbacks"], "http_requests": p["http"].get("requests", 0)})
     manifest = {
         "asked": asked or {"projects": [s.asked() for s in specs]},
-        "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size,
+        "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency or 1,
+                    "max_concurrent_per_host": opts.max_concurrent_per_host,
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
     }
-    dropped = pa.concat_tables([_drop_parts(out, spec).read() for spec in specs])
+    failures = pa.Table.from_pylist(
+        [{"source": p["asked"]["source"], "project": p["asked"]["project"], "change": None, "round_id": None,
+          "path": None, "reason": f"project failed ({p['failure']['kind']}): {p['failure']['reason']}"}
+         for p in failed], schema=MINE_DROPPED_SCHEMA.remove_metadata())
+    dropped = pa.concat_tables([*(_drop_parts(out, spec).read().drop_columns(["kind"]) for spec in specs), failures])
     write_table(dropped, out / "dropped.parquet", MINE_DROPPED_SCHEMA)
     write_json(out / "manifest.json", manifest)
+    if failed:
+        raise MiningFailed(failed, len(projects), out)
     return manifest
 
 
@@ -399,7 +556,8 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
-    """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, recordings) and ``[[projects]]``."""
+    """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
+    max_concurrent_per_host, recordings) and ``[[projects]]``."""
     path = Path(path)
     doc = read_toml(path)
     job = doc.get("job", {})
@@ -458,10 +616,15 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         opts.repos = base / job["repos"]
     if "cache_mode" in job:
         opts.cache_mode = job["cache_mode"]
+    for key in ("batch_size", "concurrency", "max_concurrent_per_host"):
+        if key in job and (not isinstance(job[key], int) or isinstance(job[key], bool) or job[key] < 1):
+            raise InputError(path, "must be a positive integer", field=f"job.{key}")
     if "batch_size" in job:
-        if not isinstance(job["batch_size"], int) or job["batch_size"] < 1:
-            raise InputError(path, "must be a positive integer", field="job.batch_size")
         opts.batch_size = job["batch_size"]
+    if "concurrency" in job and opts.concurrency is None:
+        opts.concurrency = job["concurrency"]
+    if "max_concurrent_per_host" in job:
+        opts.max_concurrent_per_host = job["max_concurrent_per_host"]
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:
         return run_projects(specs, target, opts, asked=asked)

@@ -23,6 +23,10 @@ class MineOptions:
     cache_mode: str = option(JobOptions.cache_mode, "use: answer from the cache, ask the forge otherwise; offline: "
                              "the cache only, a request not in it is an error; off: no cache", choices=get_args(CacheMode))
     batch_size: int = option(JobOptions.batch_size, "changes per part and checkpoint", min=1)
+    concurrency: int | None = option(None, "projects, changes and requests at once (default 1; the work waits "
+                                     "on the network)", type=int, min=1)
+    max_concurrent_per_host: int = option(JobOptions.max_concurrent_per_host, "requests in flight to one forge "
+                                          "host at once", min=1)
     recordings: Path | None = option(None, "mine a recorded forge (revmine.miners.replay) served on 127.0.0.1 "
                                            "instead of the network", type=Path, flag="", digest=True)
 

@@ -1,0 +1,126 @@
+"""CodeReviewer's JSON Lines (Li et al., "CodeReviewer: Pre-Training for Automating Code Review Activities",
+ESEC/FSE 2022; microsoft/CodeBERT, folder CodeReviewer, dataset on Zenodo 6355569) as revmine rows.
+
+Files are named ``<task>-<split>.jsonl`` (``cls-train.jsonl``, ``msg-valid.jsonl``, ``ref-test.jsonl``; a
+training set may be several ``*train*.jsonl``); SOURCE is one file or a folder of them. The split is read
+from the name (``train``; ``valid``/``val``/``dev`` -> eval; ``test``), the task from its prefix or ``--task``.
+Field names are those CodeReviewer's own readers use (``code/utils.py``: ``read_review_examples`` for
+``cls``/``msg``, ``RefineDataset`` for ``ref``):
+
+=========================  =====================================================================
+task: fields               columns
+=========================  =====================================================================
+ref (code refinement):     triplet. m_s = ``old``, m_r = ``new`` (diff hunks, one marker column),
+``old``, ``new``,          comment = ``comment``. m_s_abstract / m_r_abstract: the hunk's lines
+``comment``                without their marker column, as whitespace tokens (what CodeReviewer
+                           compares: ``line[1:].strip()`` joined); comment_abstract: the comment's
+                           tokens; m_s_marked: m_s_abstract inside ``<START>`` ... ``<END>`` (the
+                           comment is on the whole hunk)
+msg (comment generation):  triplet. m_s = ``patch`` (the diff hunk under review), comment = ``msg``,
+``patch``, ``msg``         m_r = "" (the task has no revised code). m_s_abstract: the patch's
+                           whitespace tokens, diff markers and ``@@`` header included
+cls (quality estimation):  as msg; ``y`` = 1 (the change needs a comment) is a triplet with ``msg``
+``patch``, ``y``           ("" when absent), ``y`` = 0 a pair
+all (optional)             ``id`` -> comment_id (else ``<file>:<line>``); ``repo`` or ``proj`` ->
+                           project (else ``unknown``); ``oldf`` (the whole old file) and ``lang``
+                           have no column and are not kept
+=========================  =====================================================================
+
+Provenance: source ``codereviewer``, change ``<file stem>:<line>`` (unique per example).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..rows import PAIR, TRIPLET
+from ..textio import read_jsonl
+from .records import candidate, one_line
+
+TASKS = ("cls", "msg", "ref")
+SOURCE = "codereviewer"
+#: task -> fields every record must have, as strings (``y`` is checked apart)
+REQUIRED = {"ref": ("old", "new", "comment"), "msg": ("patch", "msg"), "cls": ("patch",)}
+#: words in a file name -> revmine's split, looked for in this order
+SPLIT_WORDS = (("train", "train"), ("valid", "eval"), ("val", "eval"), ("dev", "eval"), ("test", "test"))
+
+
+def read_codereviewer(source: Path, task: str | None = None) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """The rows per revmine split of one task's files, and the files read with their task and split."""
+    files = sorted(source.glob("*.jsonl")) if source.is_dir() else [source]
+    if not files or not files[0].exists():
+        raise InputError(source, "no .jsonl file here (CodeReviewer's files are <task>-<split>.jsonl)")
+    if task is not None and task not in TASKS:
+        raise InputError(source, f"unknown CodeReviewer task {task!r}; choose one of {TASKS}")
+    rows: dict[str, list[dict[str, Any]]] = {}
+    read: dict[str, dict[str, str]] = {}
+    for path in files:
+        file_task = _task_of(path, task)
+        split = _split_of(path)
+        rows.setdefault(split, []).extend(_row(file_task, path, number, record)
+                                          for number, record in read_jsonl(path))
+        read[str(path)] = {"task": file_task, "split": split}
+    return rows, {"files": read}
+
+
+def _task_of(path: Path, task: str | None) -> str:
+    prefix = path.name.split("-", 1)[0]
+    if prefix in TASKS:
+        if task is not None and prefix != task:
+            raise InputError(path, f"the file name says task {prefix!r}, --task says {task!r}")
+        return prefix
+    if task is None:
+        raise InputError(path, f"cannot tell the task from the name (expected a prefix {'-, '.join(TASKS)}-): "
+                               "give --task")
+    return task
+
+
+def _split_of(path: Path) -> str:
+    name = path.stem.lower()
+    for word, split in SPLIT_WORDS:
+        if word in name:
+            return split
+    raise InputError(path, "cannot tell the split from the name (expected train, valid or test in it)")
+
+
+def _text(path: Path, number: int, record: dict, name: str, required: bool = True) -> str:
+    value = record.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        problem = "missing" if name not in record else f"{type(value).__name__}, not a string"
+        raise InputError(path, f"field {name!r} {problem}", line=number, field=name)
+    return value
+
+
+def _hunk_tokens(hunk: str) -> str:
+    """A refinement hunk as CodeReviewer compares it: each line without its marker column, as tokens."""
+    return one_line(" ".join(line[1:] for line in hunk.split("\n")))
+
+
+def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:
+    for name in REQUIRED[task]:
+        _text(path, number, record, name)
+    project = record.get("repo") or record.get("proj") or "unknown"
+    ids = record.get("id")
+    comment_id = str(ids) if ids is not None else f"{path.name}:{number}"
+    change = f"{path.stem}:{number}"
+    if task == "ref":
+        old, new, comment = record["old"], record["new"], record["comment"]
+        code = _hunk_tokens(old)
+        return candidate(TRIPLET, SOURCE, str(project), change, comment_id, old, new, comment, code,
+                         _hunk_tokens(new), one_line(comment), f"<START> {code} <END>")
+    kind = TRIPLET
+    if task == "cls":
+        label = record.get("y")
+        if label not in (0, 1) or isinstance(label, bool):
+            raise InputError(path, f"field 'y' is {label!r}: expected 0 or 1", line=number, field="y")
+        kind = TRIPLET if label == 1 else PAIR
+    patch = record["patch"]
+    code = one_line(patch)
+    comment = _text(path, number, record, "msg", required=False) if kind == TRIPLET else None
+    return candidate(kind, SOURCE, str(project), change, comment_id, patch, "", comment, code, "",
+                     None if comment is None else one_line(comment),
+                     f"<START> {code} <END>" if kind == TRIPLET else None)
