@@ -1,15 +1,17 @@
 """The revmine command line: one sub-command per stage.
 
 Every command takes -q (no progress, no notes on stderr), -v (more detail, and the traceback of an error)
-and --json (the result as JSON on stdout instead of text); a file argument "-" reads standard input.
-Exit status: 0 done, 2 a usage or input error, 1 an operation that failed (a forge, git, the disk), each
-reported as one line "revmine: error: ..."; anything else is a bug and keeps its traceback.
+and --json (the result as JSON on stdout instead of text); "-" for any one input file reads standard input
+(named <stdin> in errors). Exit status: 0 done, 2 a usage or input error, 1 an operation that failed (a
+forge, git, the disk), each reported as one line "revmine: error: ..."; 141 (128 + SIGPIPE, what a shell
+reports for a Unix tool whose reader went away, so `set -o pipefail` scripts treat revmine alike) when
+stdout was closed before the result was printed, quietly: the command's files are complete by then.
+Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
 import importlib.util
 import json
 import math
@@ -69,11 +71,12 @@ def _note(args: argparse.Namespace, line: str) -> None:
 
 
 def _emit(args: argparse.Namespace, result: Any, text: str | Callable[[], str] | None = None) -> None:
-    """Print a command's result: JSON with --json, else ``text`` (default: the result as indented lines)."""
+    """Set a command's result: JSON with --json, else ``text`` (default: the result as indented lines).
+    :func:`main` prints it once the command's outputs are complete, so a closed stdout cannot cost them."""
     if _flag(args, "json"):
-        print(json.dumps(_finite(result), indent=2, default=str, allow_nan=False))
+        args.printed = json.dumps(_finite(result), indent=2, default=str, allow_nan=False)
     else:
-        print(text() if callable(text) else text if text is not None else "\n".join(_lines(result)))
+        args.printed = text() if callable(text) else text if text is not None else "\n".join(_lines(result))
 
 
 def _finite(value: Any) -> Any:
@@ -100,36 +103,55 @@ def _lines(value: Any, indent: str = "") -> list[str]:
     return lines
 
 
-_STDIN_DIR: list[Path] = []
+#: the files standard input was saved to during this command (at most one; removed when it ends)
+_STDIN_COPIES: list[Path] = []
+#: how an error or a result names standard input, instead of the file it was saved to
+STDIN_NAME = "<stdin>"
 
 
-def _stdin_copy(suffix: str, directory: Path | None = None) -> Path:
-    """Standard input saved to a file named stdin<suffix> (removed at exit), for readers that need a path."""
+def _stdin_copy(suffix: str) -> Path:
+    """Standard input saved to a file (``suffix`` unless it is recognisably Parquet or JSON Lines), for
+    readers that need a path; a second "-" on one command line is a usage error: there is one stdin."""
+    if _STDIN_COPIES:
+        raise argparse.ArgumentTypeError("standard input (-) is already read by another argument: give a file")
     data = sys.stdin.buffer.read()
     if data.startswith(b"PAR1"):
         suffix = ".parquet"
     elif data.lstrip()[:1] == b"{" and suffix != ".toml":
         suffix = ".jsonl"
-    if directory is None:
-        directory = Path(tempfile.mkdtemp(prefix="revmine-stdin-"))
-        atexit.register(shutil.rmtree, directory, ignore_errors=True)
-        path = directory / f"stdin{suffix}"
-    else:  # a job file: its relative paths are relative to the current directory, as for a file there
-        handle, name = tempfile.mkstemp(prefix=".revmine-stdin-", suffix=suffix, dir=directory)
+    if suffix == ".toml":  # a job file: its relative paths are relative to the current directory, as for a file there
+        handle, name = tempfile.mkstemp(prefix=".revmine-stdin-", suffix=suffix, dir=Path.cwd())
         os.close(handle)
         path = Path(name)
-        atexit.register(path.unlink, missing_ok=True)
+    else:
+        path = Path(tempfile.mkdtemp(prefix="revmine-stdin-")) / f"stdin{suffix}"
+    _STDIN_COPIES.append(path)
     path.write_bytes(data)
     return path
+
+
+def _remove_stdin_copies() -> None:
+    for path in _STDIN_COPIES:
+        if path.name.startswith(".revmine-stdin-"):  # a job file's copy, in the current directory
+            path.unlink(missing_ok=True)
+        else:  # the copy and the temporary folder made for it
+            shutil.rmtree(path.parent, ignore_errors=True)
+    _STDIN_COPIES.clear()
+
+
+def _named(text: str) -> str:
+    """``text`` (an error, a result) with the copies of standard input named ``<stdin>``."""
+    for path in _STDIN_COPIES:
+        for shown in (str(path.resolve()), str(path), path.name if path.name.startswith(".revmine-stdin-") else ""):
+            text = text.replace(shown, STDIN_NAME) if shown else text
+    return text
 
 
 def _input(suffix: str) -> Callable[[str], Path]:
     """An argparse type for an input file: a path, or "-" for standard input (``suffix`` unless it is
     recognisably Parquet or JSON Lines)."""
     def convert(text: str) -> Path:
-        if text != "-":
-            return Path(text)
-        return _stdin_copy(suffix, Path.cwd() if suffix == ".toml" else None)
+        return _stdin_copy(suffix) if text == "-" else Path(text)
     return convert
 
 
@@ -137,6 +159,20 @@ def _command(sub: argparse._SubParsersAction, name: str, **kwargs: Any) -> argpa
     """A sub-command with the common flags. A new command is made here, takes its settings from its stage's
     Options class (:func:`add_arguments`, :func:`from_args`) and prints its result with :func:`_emit`."""
     return sub.add_parser(name, parents=[COMMON], **kwargs)
+
+
+def _stage_command(sub: argparse._SubParsersAction, name: str, options: type, source: tuple[str, str],
+                   run: Callable[[argparse.Namespace], int], out_help: str = "output directory",
+                   stdin: bool = True, **texts: Any) -> argparse.ArgumentParser:
+    """A stage's command: its input (``source``: flag and help; with ``stdin``, - reads a Parquet file from
+    standard input), ``--out``, and the flags of its Options class."""
+    flag, help = source
+    p = _command(sub, name, **texts)
+    p.add_argument(flag, type=_input(".parquet") if stdin else Path, required=True, help=help)
+    p.add_argument("--out", type=Path, required=True, help=out_help)
+    add_arguments(p, options, stdin=_stdin_copy)
+    p.set_defaults(func=run)
+    return p
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
@@ -148,7 +184,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                              "summary; with --out also writes scores.parquet, summary.json and summary.md there. "
                              f"Known metrics: {', '.join(METRICS)}.")
     p.add_argument("predictions", type=_input(".txt"), help="predictions file (- for standard input)")
-    add_arguments(p, ScoreOptions)
+    add_arguments(p, ScoreOptions, stdin=_stdin_copy)
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
     p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
     p.set_defaults(func=_run_score)
@@ -196,7 +232,7 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
                              "bootstrap 95% confidence intervals.")
     p.add_argument("judgements", type=_input(".csv"),
                    help="CSV or Parquet file with predictions, references, human scores (- for standard input)")
-    add_arguments(p, AgreementOptions)
+    add_arguments(p, AgreementOptions, stdin=_stdin_copy)
     p.add_argument("--out", type=Path, help="write agreement.parquet here")
     p.set_defaults(func=_run_agreement)
 
@@ -305,7 +341,7 @@ def _add_mine(sub: argparse._SubParsersAction) -> None:
     github.add_argument("--repo", required=True, help="OWNER/NAME")
     github.add_argument("--api-url", default="https://api.github.com", help="API base (GitHub Enterprise, tests)")
     for q in (p, gerrit, github):
-        add_arguments(q, MineOptions)
+        add_arguments(q, MineOptions, stdin=_stdin_copy)
         q.add_argument("--no-wait", action="store_true", default=argparse.SUPPRESS,
                        help="fail instead of sleeping when a rate limit is hit")
     for q in (gerrit, github):
@@ -320,11 +356,11 @@ def _run_mine(args: argparse.Namespace) -> int:
     from .miners import JobOptions, mine_gerrit, mine_github, run_job
     from .miners.settings import MineOptions
 
-    given = from_args(MineOptions, args)
-    options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=given.cache_mode,  # type: ignore[arg-type]
-                         batch_size=given.batch_size, progress=_progress(args),
+    given = from_args(MineOptions, args)  # checked; a flag not given is absent from args (so None below)
+    options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=getattr(args, "cache_mode", None),
+                         batch_size=getattr(args, "batch_size", None), progress=_progress(args),
                          wait_on_rate_limit=not _flag(args, "no_wait"), concurrency=given.concurrency,
-                         max_concurrent_per_host=given.max_concurrent_per_host)
+                         max_concurrent_per_host=getattr(args, "max_concurrent_per_host", None))
     if args.job is not None:
         from .pipeline import load_job
 
@@ -352,15 +388,12 @@ def _run_mine(args: argparse.Namespace) -> int:
 def _add_preprocess(sub: argparse._SubParsersAction) -> None:
     from .preprocess.candidates import PreprocessOptions
 
-    p = _command(sub, "preprocess", help="review rounds -> candidate triplets and pairs",
-                 description="Extract Java methods (Lizard), link comments to methods, abstract code and "
-                             "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
-                             "dropped.parquet (every dropped input with its reason).")
-    p.add_argument("--rounds", type=_input(".parquet"), required=True,
-                   help="rounds.parquet (file or directory of parts; - for standard input)")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, PreprocessOptions)
-    p.set_defaults(func=_run_preprocess)
+    _stage_command(sub, "preprocess", PreprocessOptions,
+                   ("--rounds", "rounds.parquet (file or directory of parts; - for standard input)"), _run_preprocess,
+                   help="review rounds -> candidate triplets and pairs",
+                   description="Extract Java methods (Lizard), link comments to methods, abstract code and "
+                               "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
+                               "dropped.parquet (every dropped input with its reason).")
 
 
 def _run_preprocess(args: argparse.Namespace) -> int:
@@ -375,6 +408,8 @@ def _run_preprocess(args: argparse.Namespace) -> int:
 
 
 def _add_unabstract(sub: argparse._SubParsersAction) -> None:
+    from .preprocess.unabstract import UnabstractOptions
+
     p = _command(sub, "unabstract", help="map abstracted predictions back to source code",
                  description="Replace TYPE_n, METHOD_n, VAR_n and literal ids in abstracted predictions "
                              "(one per line, --beam lines per example) with the original names, using "
@@ -382,18 +417,15 @@ def _add_unabstract(sub: argparse._SubParsersAction) -> None:
                              "Parquet file, row i for example i). Ids a map does not know stay as they "
                              "are and are counted.")
     p.add_argument("predictions", type=_input(".txt"), help="abstracted predictions, one per line (- for stdin)")
-    p.add_argument("--maps", type=Path, required=True, help="Parquet file with one abstraction map per example")
-    p.add_argument("--map-column", help="JSON column holding the maps (default: abstraction_ids, the exact "
-                                        "inverse, else abstraction_map)")
-    p.add_argument("--beam", type=int, default=1, help="consecutive prediction lines per example")
+    add_arguments(p, UnabstractOptions, stdin=_stdin_copy)
     p.add_argument("--out", type=Path, required=True, help="where to write the source-code predictions")
     p.set_defaults(func=_run_unabstract)
 
 
 def _run_unabstract(args: argparse.Namespace) -> int:
-    from .preprocess.unabstract import unabstract_file
+    from .preprocess.unabstract import UnabstractOptions, unabstract_file
 
-    result = unabstract_file(args.predictions, args.maps, args.out, beam=args.beam, map_column=args.map_column)
+    result = unabstract_file(args.predictions, args.out, from_args(UnabstractOptions, args))
     _emit(args, {"out": str(result.out), "predictions": result.predictions, "unknown_ids": result.unknown_ids},
           f"wrote {result.predictions} predictions to {result.out}; {result.unknown_ids} id(s) not in their map "
           "left as they are")
@@ -401,6 +433,8 @@ def _run_unabstract(args: argparse.Namespace) -> int:
 
 
 def _add_classifier(sub: argparse._SubParsersAction) -> None:
+    from .filters.classifier import ClassifierOptions
+
     p = _command(sub, "classifier", help="train or evaluate the noise-comment classifier on your labels")
     actions = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
     train = actions.add_parser("train", parents=[COMMON], help="train a model on labelled comments and save it")
@@ -410,17 +444,10 @@ def _add_classifier(sub: argparse._SubParsersAction) -> None:
                     "the file has a category column, and precision/recall of the class relevant: for the default "
                     "filter (keyword rules + the shipped model, or --noise-model) and, with --cv, out-of-fold for "
                     "models trained on the file itself.")
-    for q in (train, evaluate):
-        q.add_argument("--labels", type=_input(".csv"), required=True,
-                       help="CSV or JSON Lines with columns text,label (label: relevant or noise; optional "
-                            "category; - for standard input)")
-        q.add_argument("--seed", type=int, default=0)
-    train.add_argument("--model", help="random_forest, decision_tree or naive_bayes (default: random_forest)")
+    add_arguments(train, ClassifierOptions, skip=("noise_model", "folds"), stdin=_stdin_copy)
     train.add_argument("--out", type=Path, required=True, help="where to save the model (.npz)")
-    evaluate.add_argument("--noise-model", type=Path, help="a model saved by revmine classifier train "
-                                                           "(default: the shipped one)")
+    add_arguments(evaluate, ClassifierOptions, skip=("model",), stdin=_stdin_copy)
     evaluate.add_argument("--cv", action="store_true", help="also cross-validate each model on the file")
-    evaluate.add_argument("--folds", type=int, default=10)
     p.set_defaults(func=_run_classifier)
 
 
@@ -433,27 +460,28 @@ def _run_classifier(args: argparse.Namespace) -> int:
 
     from .filters import classifier
 
+    opts = from_args(classifier.ClassifierOptions, args)
+    labelled = opts.labels
     if args.action == "train":
-        model = args.model or classifier.DEFAULT_MODEL
-        classifier.train_from_file(args.labels, args.out, model=model, seed=args.seed)
-        _emit(args, {"model": model, "labels": str(args.labels), "out": str(args.out)},
-              f"saved a {model} model trained on {args.labels} to {args.out}")
+        classifier.train_from_file(labelled, args.out, model=opts.model, seed=opts.seed)
+        _emit(args, {"model": opts.model, "labels": str(labelled), "out": str(args.out)},
+              f"saved a {opts.model} model trained on {labelled} to {args.out}")
         return 0
-    data = classifier.read_labelled(args.labels)
-    model = classifier.load(args.noise_model) if args.noise_model else classifier.default_model()
+    data = classifier.read_labelled(labelled)
+    model = classifier.load(opts.noise_model) if opts.noise_model else classifier.default_model()
     by_rules = classifier.rules_noise(data.texts)
     kept = {"dropping keyword rules": ~by_rules,
-            f"rules + {'model ' + args.noise_model.name if args.noise_model else 'default model'}":
+            f"rules + {'model ' + opts.noise_model.name if opts.noise_model else 'default model'}":
                 ~by_rules & model.predict(data.texts)}
     if args.cv:
-        classifier.check_trainable(args.labels, data, folds=args.folds, seed=args.seed)
+        classifier.check_trainable(labelled, data, folds=opts.folds, seed=opts.seed)
         for name in classifier.MODELS:
-            scores = classifier.out_of_fold(data.texts, data.labels, model=name, folds=args.folds, seed=args.seed)
-            kept[f"rules + {name} ({args.folds}-fold)"] = ~by_rules & (scores > 0.5)
+            scores = classifier.out_of_fold(data.texts, data.labels, model=name, folds=opts.folds, seed=opts.seed)
+            kept[f"rules + {name} ({opts.folds}-fold)"] = ~by_rules & (scores > 0.5)
     results = {name: classifier.filter_scores(data.labels, k, data.categories) for name, k in kept.items()}
 
     def text() -> str:
-        lines = [f"{args.labels}: {len(data.texts)} comments, {sum(data.labels)} change requests (relevant), "
+        lines = [f"{labelled}: {len(data.texts)} comments, {sum(data.labels)} change requests (relevant), "
                  f"{len(data.labels) - sum(data.labels)} noise", "",
                  "| filter | kept change requests | removed noise | precision | recall |", "|---|---|---|---|---|"]
         for name, r in results.items():
@@ -484,15 +512,13 @@ def _run_classifier(args: argparse.Namespace) -> int:
 def _add_filter(sub: argparse._SubParsersAction) -> None:
     from .filters.stage import FilterOptions
 
-    p = _command(sub, "filter", help="candidates -> kept rows, dropped rows with reasons, filter report",
-                 description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, "
-                             "new identifiers, several comments, noise comments, exact and near duplicates). "
-                             "Writes kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
-    p.add_argument("--candidates", type=_input(".parquet"), required=True,
-                   help="candidates.parquet of revmine preprocess (- for standard input)")
-    p.add_argument("--out", type=Path, required=True, help="output directory (not the preprocess one)")
-    add_arguments(p, FilterOptions)
-    p.set_defaults(func=_run_filter)
+    _stage_command(sub, "filter", FilterOptions,
+                   ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
+                   out_help="output directory (not the preprocess one)",
+                   help="candidates -> kept rows, dropped rows with reasons, filter report",
+                   description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, new "
+                               "identifiers, several comments, noise comments, exact and near duplicates). Writes "
+                               "kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
 
 
 def _run_filter(args: argparse.Namespace) -> int:
@@ -506,13 +532,10 @@ def _run_filter(args: argparse.Namespace) -> int:
 def _add_split(sub: argparse._SubParsersAction) -> None:
     from .dataset.split import SplitOptions
 
-    p = _command(sub, "split", help="split filtered rows into train/eval/test without leakage",
-                 description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
-    p.add_argument("--dataset", type=_input(".parquet"), required=True,
-                   help="kept.parquet of revmine filter, or candidates (- for standard input)")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, SplitOptions)
-    p.set_defaults(func=_run_split)
+    _stage_command(sub, "split", SplitOptions,
+                   ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
+                   help="split filtered rows into train/eval/test without leakage",
+                   description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
 
 
 def _run_split(args: argparse.Namespace) -> int:
@@ -525,11 +548,8 @@ def _run_split(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     from .dataset.export import ExportOptions
 
-    p = _command(sub, "export", help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
-    p.add_argument("--splits", type=Path, required=True, help="directory with train/eval/test.parquet")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, ExportOptions)
-    p.set_defaults(func=_run_export)
+    _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"), _run_export,
+                   stdin=False, help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
 
 
 def _run_export(args: argparse.Namespace) -> int:
@@ -598,10 +618,11 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
                  description="Score two systems' predictions on the same references and test the "
                              "difference: paired bootstrap resampling and/or approximate randomisation, "
                              "as sacrebleu's --paired-bs and --paired-ar (same seed, same p-values).")
-    p.add_argument("baseline", type=Path, help="system A (the baseline): one hypothesis per line")
-    p.add_argument("system", type=Path, help="system B: one hypothesis per line, same order")
-    p.add_argument("--refs", type=Path, action="append", required=True,
-                   help="references, one per line; repeat for several references per hypothesis")
+    p.add_argument("baseline", type=_input(".txt"), help="system A (the baseline): one hypothesis per line "
+                                                           "(- for standard input)")
+    p.add_argument("system", type=_input(".txt"), help="system B: one hypothesis per line, same order (-: stdin)")
+    p.add_argument("--refs", type=_input(".txt"), action="append", required=True,
+                   help="references, one per line; repeat for several references per hypothesis (-: stdin)")
     p.add_argument("--metrics", default="bleu, chrf, ter", help="metric specs (default: bleu, chrf, ter)")
     p.add_argument("--test", choices=["bs", "ar", "both"], default="bs",
                    help="bs: paired bootstrap (default), ar: approximate randomisation, or both")
@@ -659,24 +680,65 @@ def _resumable(out: Path) -> bool:
     return (out / "run.json").exists() or any(out.glob("state/*.json")) or any(out.glob("*/state/*.json"))
 
 
+def _output(args: argparse.Namespace) -> Path | None:
+    """The folder a command writes: ``--out``, or for a job file without it (run, mine --job), the job's
+    ``[job] out`` as :func:`revmine.pipeline.load_job` resolves it (relative to the job file)."""
+    out = getattr(args, "out", None)
+    if out is not None or getattr(args, "job", None) is None:
+        return out
+    from .textio import read_toml
+
+    table = read_toml(args.job).get("job")
+    given = table.get("out") if isinstance(table, dict) else None
+    return args.job.parent / given if isinstance(given, str) else None  # a bad value: load_job reports it
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run a command: usage and input errors exit 2, failed operations 1, each one line (-v: traceback)."""
+    """Run a command: usage and input errors exit 2, failed operations 1, each one line (-v: traceback);
+    a closed standard output (``revmine ... | head``) ends it quietly with 141, a shell's status for SIGPIPE."""
     try:
-        args = build_parser().parse_args(argv)
+        return _main(argv)
+    except _StdoutClosed:  # a BrokenPipeError elsewhere (a command's own pipe) is a bug and keeps its traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 141
+    finally:
+        _remove_stdin_copies()
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        args = _stdout_guard(build_parser().parse_args, argv)
     except SystemExit as stop:  # a usage error (2, already reported), --help or --version (0)
+        _stdout_guard(sys.stdout.flush)
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
     from .staging import command_output  # after parsing: --help and bad options need no pyarrow
 
     try:
-        with command_output(getattr(args, "out", None), keep=_resumable):
-            return args.func(args)
+        with command_output(_output(args), keep=_resumable):
+            status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
             raise
         if _flag(args, "verbose"):
             traceback.print_exc()
-        print(f"revmine: error: {exc}", file=sys.stderr)
+        print(f"revmine: error: {_named(str(exc))}", file=sys.stderr)
         return 1 if isinstance(exc, OperationError) else 2
+    if getattr(args, "printed", None) is not None:
+        _stdout_guard(print, _named(args.printed))
+    _stdout_guard(sys.stdout.flush)
+    return status
+
+
+class _StdoutClosed(Exception):
+    """Standard output was closed by its reader."""
+
+
+def _stdout_guard(write: Callable[..., Any], *args: Any) -> Any:
+    """``write(*args)``, a write to standard output: its BrokenPipeError is a closed stdout, not a bug."""
+    try:
+        return write(*args)
+    except BrokenPipeError as exc:
+        raise _StdoutClosed from exc
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ class Spec:
     digest: bool = False  # a path whose *contents* are part of the stage's fingerprint
     split: Callable[[str], list[str]] | None = None  # a list given as one string; default: at commas
     append: bool = False  # a list flag given once per item (--refs a --refs b) rather than comma-separated
+    stdin: str = ""  # an input file read whole: on the command line "-" is standard input, saved with this
+    # suffix (".csv") unless recognisably of another kind (Parquet, JSON Lines)
 
     def describe(self) -> str:
         """The allowed values in words, e.g. ``an integer >= 1`` or ``a list of 3 numbers in [0, 1]``."""
@@ -150,14 +152,16 @@ def check(options: Any) -> None:
             raise InputError.setting(name, str(exc)) from None
 
 
-def _parse(spec: Spec, text: str) -> Any:
-    """A command-line string as the setting's value (numbers parsed, lists split)."""
+def _parse(spec: Spec, text: str, stdin: Callable[[str], Path] | None = None) -> Any:
+    """A command-line string as the setting's value (numbers parsed, lists split, "-" standard input)."""
     if spec.items and not spec.append:
-        return [_parse_one(spec, part) for part in (spec.split or _commas)(text)]
-    return _parse_one(spec, text)
+        return [_parse_one(spec, part, stdin) for part in (spec.split or _commas)(text)]
+    return _parse_one(spec, text, stdin)
 
 
-def _parse_one(spec: Spec, text: str) -> Any:
+def _parse_one(spec: Spec, text: str, stdin: Callable[[str], Path] | None = None) -> Any:
+    if text == "-" and spec.stdin and stdin is not None:
+        return stdin(spec.stdin)
     if spec.type is bool:
         return text.lower() in ("true", "yes", "1")
     if spec.type in (int, float):
@@ -168,8 +172,12 @@ def _parse_one(spec: Spec, text: str) -> Any:
     return text
 
 
-def add_arguments(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()) -> None:
-    """Add a flag per setting of ``cls`` (not given: the dataclass default applies, shown in the help)."""
+def add_arguments(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = (),
+                  stdin: Callable[[str], Path] | None = None) -> None:
+    """Add a flag per setting of ``cls`` (not given: the dataclass default applies, shown in the help).
+
+    ``stdin``: what "-" becomes, given the suffix, for a setting declared with ``stdin`` (the command line
+    saves standard input to a file, as the readers need a path)."""
     for name, spec in specs(cls).items():
         if spec.flag == "" or name in skip:
             continue
@@ -179,7 +187,8 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, .
 
         def convert(text: str, spec: Spec = spec) -> Any:
             try:
-                return _item(spec, _parse(spec, text)) if spec.append else check_value(spec, _parse(spec, text))
+                value = _parse(spec, text, stdin)
+                return _item(spec, value) if spec.append else check_value(spec, value)
             except ValueError as exc:
                 raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -187,7 +196,8 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type, skip: tuple[str, .
         metavar = "{" + ",".join(map(str, spec.choices)) + "}" if spec.choices and not spec.items else None
         parser.add_argument(flag, dest=name, type=convert, default=argparse.SUPPRESS, required=spec.required,
                             metavar=metavar, action="append" if spec.append else "store",
-                            help=(spec.help + shown + (" (repeat the flag for several)" if spec.append else ""))
+                            help=(spec.help + shown + (" (repeat the flag for several)" if spec.append else "")
+                                  + ("; - for standard input" if spec.stdin and stdin is not None else ""))
                             .replace("%", "%%"))
 
 

@@ -22,13 +22,29 @@ from .errors import InputError
 MAX_LINE_BYTES = 1 << 20
 
 
+#: The largest job or credentials file (TOML) accepted, in bytes (``REVMINE_MAX_TOML_BYTES`` overrides it).
+#: A TOML file is parsed whole; a [[projects]] entry of examples/job.toml takes about 110 bytes, so the
+#: limit holds some 9,000 projects: a larger file is a file of another kind given by mistake (a data dump,
+#: /dev/zero), which would otherwise be read into memory whole before being refused.
+MAX_TOML_BYTES = 1 << 20
+
+
 def max_line_bytes() -> int:
     """The line limit in force: ``REVMINE_MAX_LINE_BYTES`` if set (a positive integer), else the default."""
-    value = os.environ.get("REVMINE_MAX_LINE_BYTES")
+    return _limit("REVMINE_MAX_LINE_BYTES", MAX_LINE_BYTES)
+
+
+def max_toml_bytes() -> int:
+    """The TOML file limit in force: ``REVMINE_MAX_TOML_BYTES`` if set (a positive integer), else the default."""
+    return _limit("REVMINE_MAX_TOML_BYTES", MAX_TOML_BYTES)
+
+
+def _limit(variable: str, default: int) -> int:
+    value = os.environ.get(variable)
     if value is None:
-        return MAX_LINE_BYTES
+        return default
     if not value.isdigit() or int(value) < 1:
-        raise InputError.setting("REVMINE_MAX_LINE_BYTES", f"expected a positive number of bytes, got {value!r}")
+        raise InputError.setting(variable, f"expected a positive number of bytes, got {value!r}")
     return int(value)
 
 
@@ -113,10 +129,17 @@ def read_toml(path: Path, quote: bool = True) -> dict:
     """A job or settings file; unreadable or invalid TOML is an error naming the file.
 
     ``quote=False`` keeps the decoder's message (which may quote the file) out of the error: for files
-    that hold secrets, such as a credentials file.
+    that hold secrets, such as a credentials file. A file larger than :func:`max_toml_bytes` is refused
+    unread beyond the limit.
     """
+    limit = max_toml_bytes()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(path, f"larger than {limit:,} bytes: not a job or settings file? (the limit is set by "
+                                   "REVMINE_MAX_TOML_BYTES)")
+        return tomllib.loads(data.decode("utf-8"))
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

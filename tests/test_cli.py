@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -218,3 +221,171 @@ def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest
     # a line when 10 s have passed since the last one (at 11 s), and one at the end
     assert out.getvalue().splitlines() == ["preprocess: 2/4 files (50%), 11 s", "preprocess: 3/4 files (75%), 25 s"]
     assert list(progress.progress_bar([1, 2], enabled=False)) == [1, 2]
+
+
+# --- a closed stdout, standard input for every input file, cleaning up after a job's own output folder ---
+
+def _revmine(args: list[str], stdout: int, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "revmine.cli", *args], stdout=stdout, stderr=subprocess.PIPE,
+                          cwd=cwd, env=env, timeout=300)
+
+
+def test_a_closed_stdout_ends_quietly_with_141_and_keeps_the_outputs(tmp_path: Path) -> None:
+    # `revmine profiles | head -1`, without the race: the reader is gone before revmine writes
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        profiles = _revmine(["profiles"], write, tmp_path)
+        scored = _revmine(["-q", "score", str(EXAMPLE), "--out", str(tmp_path / "scores")], write, tmp_path)
+        helped = _revmine(["run", "--help"], write, tmp_path)
+    finally:
+        os.close(write)
+    for done in (profiles, scored):
+        assert (done.returncode, done.stderr) == (141, b"")  # 128 + SIGPIPE, as `yes | head` in a shell
+    assert helped.returncode in (0, 141) and helped.stderr == b""  # argparse >= 3.11 ignores the failed write
+    assert json.loads((tmp_path / "scores" / "summary.json").read_text())["per_k"][0]["perfect"] == 2
+    # through a real `| head -1`: the first line, and no traceback whichever side finishes first
+    shell = subprocess.run(f"{sys.executable} -m revmine.cli profiles | head -1", shell=True, capture_output=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, text=True)
+    assert shell.stdout.startswith("tufano2021: ") and shell.stdout.count("\n") == 1 and shell.stderr == ""
+
+
+@pytest.fixture
+def stdin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Standard input's copies go under tmp_path/tmp (to check they are removed), the current directory is
+    tmp_path/cwd (where `run -` keeps its copy)."""
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.chdir(tmp_path / "cwd")
+    yield tmp_path
+    assert not list((tmp_path / "tmp").iterdir()) and not list((tmp_path / "cwd").glob(".revmine-stdin-*"))
+
+
+def test_dash_reads_standard_input_for_any_single_input_file(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    refs, base, system = stdin_dir / "refs.txt", stdin_dir / "a.txt", stdin_dir / "b.txt"
+    refs.write_text("the cat sat on the mat\nadd a null check here\n")
+    base.write_text("the cat sat on a mat\nadd null check\n")
+    system.write_text("the cat sat on the mat\nadd a null check\n")
+    runs = {"compare": ["compare", str(base), str(system), "--refs", "{}", "--metrics", "bleu", "--json"],
+            "score": ["score", str(system), "--format", "text", "--refs", "{}", "--metrics", "chrf", "--json"]}
+    for command, argv in runs.items():
+        assert main([a.format(refs) for a in argv]) == 0
+        from_file = json.loads(capsys.readouterr().out)
+        monkeypatch.setattr(sys, "stdin", _Stdin(refs.read_bytes()))
+        assert main([a.format("-") for a in argv]) == 0
+        assert json.loads(capsys.readouterr().out) == from_file, command
+
+
+def test_a_model_and_a_parquet_file_from_standard_input(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("text,label\nPlease rename tmp to count.,relevant\nThanks!,noise\nLGTM,noise\n")
+    model = ROOT / "revmine" / "data" / "noise_model.npz"
+    results = []
+    for given in (str(model), "-"):
+        monkeypatch.setattr(sys, "stdin", _Stdin(model.read_bytes()))
+        assert main(["classifier", "evaluate", "--labels", str(labels), "--noise-model", given, "--json"]) == 0
+        results.append(list(json.loads(capsys.readouterr().out)["filters"].values()))
+    assert results[0] == results[1]
+    (tmp_path / "pred.txt").write_text("VAR_1 = VAR_2 ;\n")
+    maps = tmp_path / "maps.parquet"
+    pq.write_table(pa.table({"abstraction_ids": [json.dumps({"VAR_1": "total", "VAR_2": "price"})]}), maps)
+    monkeypatch.setattr(sys, "stdin", _Stdin(maps.read_bytes()))
+    assert main(["unabstract", str(tmp_path / "pred.txt"), "--maps", "-", "--out", str(tmp_path / "raw.txt")]) == 0
+    assert (tmp_path / "raw.txt").read_text() == "total = price ;\n"
+
+
+def test_only_one_argument_reads_standard_input(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"a b\n"))
+    assert main(["compare", "-", str(EXAMPLE), "--refs", "-"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == "revmine: error: argument --refs: standard input (-) is already read by another argument: give a file"
+
+
+@pytest.mark.parametrize(("argv", "dest"), [
+    (["preprocess", "--rounds", "r.parquet", "--out", "o", "--idioms", "-"], "idioms"),
+    (["filter", "--candidates", "c.parquet", "--out", "o", "--noise-model", "-"], "noise_model"),
+    (["export", "--splits", "s", "--out", "o", "--filter-report", "-"], "filter_report"),
+    (["unabstract", "p.txt", "--maps", "-", "--out", "o"], "maps"),
+    (["classifier", "evaluate", "--labels", "l.csv", "--noise-model", "-"], "noise_model"),
+    (["score", "p.txt", "--refs", "r.txt", "--refs", "-"], "references"),
+    (["split", "--dataset", "k.parquet", "--out", "o", "--strategy", "time", "--rounds", "-"], "rounds"),
+])
+def test_every_input_file_flag_takes_dash(stdin_dir: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                                          dest: str) -> None:
+    from revmine import cli
+
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"some bytes\n"))
+    try:
+        value = getattr(build_parser().parse_args(argv), dest)
+        path = value[-1] if isinstance(value, list) else value  # --refs: one path per flag
+        assert path.read_bytes() == b"some bytes\n"
+    finally:
+        cli._remove_stdin_copies()
+
+
+def test_errors_in_standard_input_name_stdin(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"text,label\nfine,spam\n"))
+    assert main(["classifier", "evaluate", "--labels", "-"]) == 2
+    assert capsys.readouterr().err == ("revmine: error: <stdin>:2 [label]: label 'spam' is neither 'relevant' "
+                                       "nor 'noise'\n")
+    job = (ROOT / "examples" / "job.toml").read_text().replace("max_tokens = 100", "max_tokens = 0")
+    monkeypatch.setattr(sys, "stdin", _Stdin(job.encode()))
+    assert main(["run", "-", "--out", str(stdin_dir / "out")]) == 2
+    assert capsys.readouterr().err == ("revmine: error: <stdin> [filter.max_tokens]: must be an integer >= 1, "
+                                       "not 0\n")
+
+
+def test_a_job_that_fails_before_a_checkpoint_removes_its_own_out(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import revmine.miners
+    import revmine.pipeline
+
+    def unreachable(job: object, *args: object) -> None:
+        out = getattr(job, "out", None) or args[0]  # run's stage runner gets the Job, run_job (path, out, options)
+        Path(out, "mined", "repos").mkdir(parents=True, exist_ok=True)
+        raise OperationError("cannot reach review.example.org: connection refused")
+
+    text = (ROOT / "examples" / "job.toml").read_text()
+    job = tmp_path / "job.toml"
+    job.write_text(text.replace('recordings = "mining"', f'out = "built"\nrecordings = "{ROOT / "examples" / "mining"}"'))
+    monkeypatch.setitem(revmine.pipeline.RUNNERS, "mine", unreachable)
+    monkeypatch.setattr(revmine.miners, "run_job", unreachable)
+    for argv in (["run", str(job)], ["mine", "--job", str(job)]):
+        assert main(argv) == 1
+        assert capsys.readouterr().err.endswith("revmine: error: cannot reach review.example.org: connection refused\n")
+        assert not (tmp_path / "built").exists(), argv
+
+
+def test_classifier_and_unabstract_flags_come_from_their_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from revmine.filters.classifier import MODELS, ClassifierOptions
+    from revmine.options import specs
+    from revmine.preprocess.unabstract import UnabstractOptions
+
+    commands = _subparsers(build_parser())
+    for command, cls, skipped in (("revmine classifier train", ClassifierOptions, {"--noise-model", "--folds"}),
+                                  ("revmine classifier evaluate", ClassifierOptions, {"--model"}),
+                                  ("revmine unabstract", UnabstractOptions, set())):
+        flags = {o for a in commands[command]._actions for o in a.option_strings}
+        assert {"--" + name.replace("_", "-") for name in specs(cls)} - flags == skipped, command
+    assert f"{{{','.join(MODELS)}}}" in commands["revmine classifier train"].format_help()
+    for argv, message in [
+        (["classifier", "evaluate", "--labels", "l.csv", "--cv", "--folds", "1"],
+         "argument --folds: must be an integer >= 2, not 1"),
+        (["classifier", "train", "--labels", "l.csv", "--out", "m.npz", "--seed", "-1"],
+         "argument --seed: must be an integer >= 0, not -1"),
+        (["classifier", "train", "--labels", "l.csv", "--out", "m.npz", "--model", "svm"],
+         'argument --model: must be one of "random_forest", "decision_tree", "naive_bayes", not "svm"'),
+        (["unabstract", "p.txt", "--maps", "m.parquet", "--out", "o.txt", "--beam", "0"],
+         "argument --beam: must be an integer >= 1, not 0"),
+    ]:
+        assert main(argv) == 2
+        assert capsys.readouterr().err.splitlines()[-1] == f"revmine: error: {message}", argv

@@ -327,3 +327,29 @@ def test_a_failed_run_keeps_the_stages_it_finished(capsys: pytest.CaptureFixture
     assert (out / "mined" / "rounds.parquet").exists()  # progress, kept to resume from
     assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(out)]) == 0
     assert "[1/5] mine: already done, skipped" in capsys.readouterr().err
+
+
+def test_job_and_credentials_files_have_a_size_limit(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    from revmine.miners.http import credentials_from_env
+    from revmine.textio import MAX_TOML_BYTES, read_toml
+
+    toml = tmp_path / "big.toml"
+    toml.write_bytes(b"a = 1\n" + b"#" * (MAX_TOML_BYTES - 7) + b"\n")  # exactly the limit: read
+    assert read_toml(toml) == {"a": 1}
+    toml.write_bytes(toml.read_bytes() + b"\n")
+    with pytest.raises(InputError, match=r"big\.toml: larger than 1,048,576 bytes: not a job or settings file\?"):
+        read_toml(toml)
+    job = tmp_path / "job.toml"
+    job.write_text((ROOT / "examples" / "job.toml").read_text())
+    monkeypatch.setenv("REVMINE_MAX_TOML_BYTES", "100")
+    assert one_line_error(capsys, ["run", str(job), "--out", str(tmp_path / "out")], 2) == (
+        f"revmine: error: {job}: larger than 100 bytes: not a job or settings file? (the limit is set by "
+        "REVMINE_MAX_TOML_BYTES)")
+    assert not (tmp_path / "out").exists()
+    secret = tmp_path / "credentials.toml"
+    secret.write_text('[github]\ntokens = ["ghp_' + "x" * 100 + '"]\n')
+    with pytest.raises(InputError) as refused:
+        credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(secret)})
+    assert str(refused.value) == (f"{secret}: larger than 100 bytes: not a job or settings file? (the limit is set "
+                                  "by REVMINE_MAX_TOML_BYTES)")

@@ -129,3 +129,17 @@ def test_recorded_server_404_and_etag():
         assert again.status_code == 304
         missing = requests.get(forge.url + "/review.example.org/changes/example%2Fcalc~999/comments", timeout=5)
         assert missing.status_code == 404 and "no recording" in json.loads(missing.text)["message"]
+
+
+def test_command_line_settings_win_over_the_job_file(tmp_path, no_network, capsys):
+    from revmine.cli import main
+
+    def options(*flags: str) -> dict:
+        out = tmp_path / str(len(list(tmp_path.iterdir())))
+        assert main(["mine", "--job", str(EXAMPLE / "job.toml"), "--out", str(out), "--json", "-q", *flags]) == 0
+        manifest = json.loads(capsys.readouterr().out)
+        return {key: manifest["options"][key] for key in ("batch_size", "cache_mode")}
+
+    # examples/mining/job.toml gives batch_size = 2 and no cache_mode: the flag wins, else the job's, else the default
+    assert options("--batch-size", "5", "--cache-mode", "off") == {"batch_size": 5, "cache_mode": "off"}
+    assert options() == {"batch_size": 2, "cache_mode": "use"}

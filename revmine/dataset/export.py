@@ -136,7 +136,8 @@ class ExportOptions:
                                                "replication package's text files), jsonl", items=True, choices=FORMATS)
     name: str = option("Code review dataset", "the dataset card's title")
     filter_report: Path | None = option(None, "filter_report.parquet, for the card's Filters section (revmine run: "
-                                              "the filter stage's)", type=Path, job=False)
+                                              "the filter stage's)", type=Path, job=False,
+                                              stdin=".parquet")
     licence: str = DEFAULT_LICENCE
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",

@@ -68,7 +68,8 @@ class SplitOptions:
                                                    items=True, length=3, min=0, max=1)
     seed: int = option(0, "seed of the random strategy", min=0)
     rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
-                                       "the mined rounds)", type=Path, job=False)
+                                       "the mined rounds)", type=Path, job=False,
+                                       stdin=".parquet")
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
 

@@ -58,12 +58,13 @@ from sklearn.preprocessing import normalize
 from sklearn.tree import DecisionTreeClassifier
 
 from ..errors import InputError
+from ..options import check, option
 from ..store import atomic_path
 from ..textio import read_jsonl, read_lines
 from . import rules
 
 __all__ = [
-    "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "MODELS", "CVScores", "CommentFeatures", "FilterScores", "LabelledSet",
+    "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "MODELS", "ClassifierOptions", "CVScores", "CommentFeatures", "FilterScores", "LabelledSet",
     "NoiseModel", "build", "check_trainable", "compare", "cross_validate", "default_evaluation_set", "default_model",
     "default_training_set", "filter_scores", "in_default_training", "load", "out_of_fold", "predict", "read_labelled", "read_labels", "save", "train",
     "train_from_file",
@@ -136,6 +137,23 @@ class CommentFeatures(BaseEstimator, TransformerMixin):
             math.log1p(len(_URL.findall(text))),
             float(rules.asks_for_change(text)),
         ] + [float(name in matched) for name in rules.RULE_NAMES]
+
+
+@dataclass(frozen=True)
+class ClassifierOptions:
+    """The settings of ``revmine classifier train`` and ``evaluate`` (``model`` is train's, ``noise_model``
+    and ``folds`` evaluate's)."""
+
+    labels: Path | None = option(None, "CSV or JSON Lines with columns text,label (label: relevant or noise; "
+                                       "optional category)", type=Path, required=True, stdin=".csv")
+    seed: int = option(0, "seed of the model and of the cross-validation folds", min=0)
+    model: str = option(DEFAULT_MODEL, "the model to train", choices=MODELS)
+    noise_model: Path | None = option(None, "a model saved by revmine classifier train (default: the shipped one)",
+                                      type=Path, stdin=".npz")
+    folds: int = option(10, "folds of the cross-validation (--cv)", min=2)
+
+    def __post_init__(self) -> None:
+        check(self)
 
 
 def _estimator(model: str, seed: int, params: dict[str, object]) -> BaseEstimator:

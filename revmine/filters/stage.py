@@ -294,7 +294,7 @@ class FilterOptions:
     #: ``is_noise(raw comments) -> bool array``; None: the profile's rules (and classifier) decide
     is_noise: IsNoise | None = None
     noise_model: Path | None = option(None, "a model saved by revmine classifier train (default: the shipped one)",
-                                      type=Path, digest=True)
+                                      type=Path, digest=True, stdin=".npz")
     #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
     preprocess_dropped: str | Path | None = None
     skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)

@@ -415,7 +415,8 @@ class ScoreOptions:
     format: str | None = option(None, "input format (default: detected)", type=str, choices=PREDICTION_FORMATS)
     references: tuple[Path, ...] | None = option(None, "references file, one line per example (format text); "
                                                  "one file per reference of an example", type=Path,
-                                                 items=True, flag="--refs", append=True, digest=True)
+                                                 items=True, flag="--refs", append=True, digest=True,
+                                                 stdin=".txt")
     beam: int = option(1, "predictions per example (format text)", min=1)
     pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
     ref_field: str | None = option(None, "reference field (jsonl, parquet)", type=str)

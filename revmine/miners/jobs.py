@@ -52,7 +52,7 @@ import time
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -124,6 +124,10 @@ class ProjectSpec:
         return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(self).items()}
 
 
+DEFAULT_CACHE_MODE: CacheMode = "use"
+DEFAULT_BATCH_SIZE = 50
+
+
 @dataclass
 class JobOptions:
     """How to mine (shared by all projects of a job)."""
@@ -131,10 +135,17 @@ class JobOptions:
     cache: Path | None = None  # default OUT/http_cache.sqlite
     repos: Path | None = None  # directory of the bare clones, default OUT/repos
     routes: dict[str, str] = field(default_factory=dict)  # URL prefix -> where it is answered (http.route)
-    cache_mode: CacheMode = "use"
-    batch_size: int = 50  # changes per part / checkpoint
-    concurrency: int | None = None  # projects, changes and requests at once (None: the job file's, else 1)
-    max_concurrent_per_host: int = DEFAULT_MAX_PER_HOST  # requests in flight to one host
+    # None below: the job file's value (run_job), else the default; a value given here wins over the job's
+    cache_mode: CacheMode | None = None  # default DEFAULT_CACHE_MODE
+    batch_size: int | None = None  # changes per part / checkpoint, default DEFAULT_BATCH_SIZE
+    concurrency: int | None = None  # projects, changes and requests at once, default 1
+    max_concurrent_per_host: int | None = None  # requests in flight to one host, default DEFAULT_MAX_PER_HOST
+
+    def resolved(self) -> "JobOptions":
+        """A copy with the defaults in place of what neither the caller nor a job file gave."""
+        return replace(self, cache_mode=self.cache_mode or DEFAULT_CACHE_MODE,
+                       batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
+                       max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
     progress: bool = True
     wait_on_rate_limit: bool = True
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
@@ -497,7 +508,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
                  asked: dict | None = None) -> dict:
     """Mine every project into ``out`` and write ``manifest.json`` and ``dropped.parquet``; returns the
     manifest, or raises :class:`MiningFailed` (after writing them) when a project failed."""
-    opts = options or JobOptions()
+    opts = (options or JobOptions()).resolved()
     for spec in specs:
         spec.check_urls()
     out = Path(out)
@@ -510,7 +521,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
                        "content_fallbacks": p["content_fallbacks"], "http_requests": p["http"].get("requests", 0)})
     manifest = {
         "asked": asked or {"projects": [s.asked() for s in specs]},
-        "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency or 1,
+        "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency,
                     "max_concurrent_per_host": opts.max_concurrent_per_host,
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
@@ -609,21 +620,21 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
     target = Path(out) if out is not None else (base / job["out"] if "out" in job else None)
     if target is None:
         raise InputError(path, "no output directory: give out= in [job] or --out", field="job.out")
-    opts = options or JobOptions()
+    opts = replace(options or JobOptions())  # a copy: the job's values fill what the caller left None
     if "cache" in job and opts.cache is None:
         opts.cache = base / job["cache"]
     if "repos" in job and opts.repos is None:
         opts.repos = base / job["repos"]
-    if "cache_mode" in job:
+    if "cache_mode" in job and opts.cache_mode is None:
         opts.cache_mode = job["cache_mode"]
     for key in ("batch_size", "concurrency", "max_concurrent_per_host"):
         if key in job and (not isinstance(job[key], int) or isinstance(job[key], bool) or job[key] < 1):
             raise InputError(path, "must be a positive integer", field=f"job.{key}")
-    if "batch_size" in job:
+    if "batch_size" in job and opts.batch_size is None:
         opts.batch_size = job["batch_size"]
     if "concurrency" in job and opts.concurrency is None:
         opts.concurrency = job["concurrency"]
-    if "max_concurrent_per_host" in job:
+    if "max_concurrent_per_host" in job and opts.max_concurrent_per_host is None:
         opts.max_concurrent_per_host = job["max_concurrent_per_host"]
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import get_args
 
 from ..options import check, option
-from .http import CacheMode
-from .jobs import JobOptions
+from .http import DEFAULT_MAX_PER_HOST, CacheMode
+from .jobs import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE
 
 
 @dataclass(frozen=True)
@@ -20,12 +20,12 @@ class MineOptions:
     cache: Path | None = option(None, "HTTP cache file (default OUT/http_cache.sqlite), e.g. shared by several runs",
                                 type=Path)
     repos: Path | None = option(None, "folder of the bare clones (default OUT/repos)", type=Path)
-    cache_mode: str = option(JobOptions.cache_mode, "use: answer from the cache, ask the forge otherwise; offline: "
+    cache_mode: str = option(DEFAULT_CACHE_MODE, "use: answer from the cache, ask the forge otherwise; offline: "
                              "the cache only, a request not in it is an error; off: no cache", choices=get_args(CacheMode))
-    batch_size: int = option(JobOptions.batch_size, "changes per part and checkpoint", min=1)
+    batch_size: int = option(DEFAULT_BATCH_SIZE, "changes per part and checkpoint", min=1)
     concurrency: int | None = option(None, "projects, changes and requests at once (default 1; the work waits "
                                      "on the network)", type=int, min=1)
-    max_concurrent_per_host: int = option(JobOptions.max_concurrent_per_host, "requests in flight to one forge "
+    max_concurrent_per_host: int = option(DEFAULT_MAX_PER_HOST, "requests in flight to one forge "
                                           "host at once", min=1)
     recordings: Path | None = option(None, "mine a recorded forge (revmine.miners.replay) served on 127.0.0.1 "
                                            "instead of the network", type=Path, flag="", digest=True)

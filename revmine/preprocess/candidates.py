@@ -81,7 +81,8 @@ class Limits:
 class PreprocessOptions:
     """The settings of ``revmine preprocess`` and of a job file's ``[preprocess]`` (the Limits' defaults)."""
 
-    idioms: Path | None = option(None, "idiom list, one per line (default: the 2021 dataset's)", type=Path, digest=True)
+    idioms: Path | None = option(None, "idiom list, one per line (default: the 2021 dataset's)", type=Path, digest=True,
+                                stdin=".txt")
     batch_size: int = option(64, "rounds per batch (bounds the memory)", min=1)
     max_file_bytes: int = option(Limits.max_file_bytes, "larger files are dropped", min=1)
     timeout: float = option(Limits.timeout, "seconds allowed per file", above=0)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import InputError
+from ..options import check, option
 from ..store import check_columns, read_table, write_text
 from ..textio import read_lines
 from .abstraction import Inverse, MapSource, unabstract, unknown_ids
@@ -31,6 +32,20 @@ class Unabstracted:
     out: Path
     predictions: int
     unknown_ids: int
+
+
+@dataclass(frozen=True)
+class UnabstractOptions:
+    """The settings of ``revmine unabstract``: where each example's map is, and how many lines an example has."""
+
+    maps: Path | None = option(None, "Parquet file with one abstraction map per example (row i for example i)",
+                               type=Path, required=True, stdin=".parquet")
+    map_column: str | None = option(None, "JSON column holding the maps (default: abstraction_ids, the exact "
+                                          "inverse, else abstraction_map)", type=str)
+    beam: int = option(1, "consecutive prediction lines per example", min=1)
+
+    def __post_init__(self) -> None:
+        check(self)
 
 
 def read_maps(path: Path, column: str | None = None) -> list[MapSource]:
@@ -51,14 +66,13 @@ def read_maps(path: Path, column: str | None = None) -> list[MapSource]:
     return maps
 
 
-def unabstract_file(predictions: Path, maps: Path, out: Path, beam: int = 1,
-                    map_column: str | None = None) -> Unabstracted:
-    """Unabstract every line of ``predictions`` (``beam`` lines per example) with its example's map from
-    ``maps``, and write the source-code lines to ``out``."""
-    if beam < 1:
-        raise InputError.setting("beam", f"must be at least 1, not {beam}")
+def unabstract_file(predictions: Path, out: Path, options: UnabstractOptions) -> Unabstracted:
+    """Unabstract every line of ``predictions`` (``options.beam`` lines per example) with its example's map
+    from ``options.maps``, and write the source-code lines to ``out``."""
+    maps, beam = options.maps, options.beam
+    assert maps is not None  # a required setting: UnabstractOptions refuses None
     lines = read_lines(predictions)
-    per_example = read_maps(maps, map_column)
+    per_example = read_maps(maps, options.map_column)
     if len(lines) != beam * len(per_example):
         raise InputError(predictions, f"{len(lines)} lines, but {maps} has {len(per_example)} maps and the "
                                       f"beam is {beam}: expected {beam * len(per_example)} lines")
