@@ -161,6 +161,20 @@ def _command(sub: argparse._SubParsersAction, name: str, **kwargs: Any) -> argpa
     return sub.add_parser(name, parents=[COMMON], **kwargs)
 
 
+def _stage_command(sub: argparse._SubParsersAction, name: str, options: type, source: tuple[str, str],
+                   run: Callable[[argparse.Namespace], int], out_help: str = "output directory",
+                   stdin: bool = True, **texts: Any) -> argparse.ArgumentParser:
+    """A stage's command: its input (``source``: flag and help; with ``stdin``, - reads a Parquet file from
+    standard input), ``--out``, and the flags of its Options class."""
+    flag, help = source
+    p = _command(sub, name, **texts)
+    p.add_argument(flag, type=_input(".parquet") if stdin else Path, required=True, help=help)
+    p.add_argument("--out", type=Path, required=True, help=out_help)
+    add_arguments(p, options, stdin=_stdin_copy)
+    p.set_defaults(func=run)
+    return p
+
+
 def _add_score(sub: argparse._SubParsersAction) -> None:
     from .metrics.registry import METRICS
     from .metrics.score import ScoreOptions
@@ -379,15 +393,12 @@ def _run_mine(args: argparse.Namespace) -> int:
 def _add_preprocess(sub: argparse._SubParsersAction) -> None:
     from .preprocess.candidates import PreprocessOptions
 
-    p = _command(sub, "preprocess", help="review rounds -> candidate triplets and pairs",
-                 description="Extract Java methods (Lizard), link comments to methods, abstract code and "
-                             "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
-                             "dropped.parquet (every dropped input with its reason).")
-    p.add_argument("--rounds", type=_input(".parquet"), required=True,
-                   help="rounds.parquet (file or directory of parts; - for standard input)")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, PreprocessOptions, stdin=_stdin_copy)
-    p.set_defaults(func=_run_preprocess)
+    _stage_command(sub, "preprocess", PreprocessOptions,
+                   ("--rounds", "rounds.parquet (file or directory of parts; - for standard input)"), _run_preprocess,
+                   help="review rounds -> candidate triplets and pairs",
+                   description="Extract Java methods (Lizard), link comments to methods, abstract code and "
+                               "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
+                               "dropped.parquet (every dropped input with its reason).")
 
 
 def _run_preprocess(args: argparse.Namespace) -> int:
@@ -506,15 +517,13 @@ def _run_classifier(args: argparse.Namespace) -> int:
 def _add_filter(sub: argparse._SubParsersAction) -> None:
     from .filters.stage import FilterOptions
 
-    p = _command(sub, "filter", help="candidates -> kept rows, dropped rows with reasons, filter report",
-                 description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, "
-                             "new identifiers, several comments, noise comments, exact and near duplicates). "
-                             "Writes kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
-    p.add_argument("--candidates", type=_input(".parquet"), required=True,
-                   help="candidates.parquet of revmine preprocess (- for standard input)")
-    p.add_argument("--out", type=Path, required=True, help="output directory (not the preprocess one)")
-    add_arguments(p, FilterOptions, stdin=_stdin_copy)
-    p.set_defaults(func=_run_filter)
+    _stage_command(sub, "filter", FilterOptions,
+                   ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
+                   out_help="output directory (not the preprocess one)",
+                   help="candidates -> kept rows, dropped rows with reasons, filter report",
+                   description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, new "
+                               "identifiers, several comments, noise comments, exact and near duplicates). Writes "
+                               "kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
 
 
 def _run_filter(args: argparse.Namespace) -> int:
@@ -528,13 +537,10 @@ def _run_filter(args: argparse.Namespace) -> int:
 def _add_split(sub: argparse._SubParsersAction) -> None:
     from .dataset.split import SplitOptions
 
-    p = _command(sub, "split", help="split filtered rows into train/eval/test without leakage",
-                 description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
-    p.add_argument("--dataset", type=_input(".parquet"), required=True,
-                   help="kept.parquet of revmine filter, or candidates (- for standard input)")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, SplitOptions, stdin=_stdin_copy)
-    p.set_defaults(func=_run_split)
+    _stage_command(sub, "split", SplitOptions,
+                   ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
+                   help="split filtered rows into train/eval/test without leakage",
+                   description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
 
 
 def _run_split(args: argparse.Namespace) -> int:
@@ -547,11 +553,8 @@ def _run_split(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     from .dataset.export import ExportOptions
 
-    p = _command(sub, "export", help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
-    p.add_argument("--splits", type=Path, required=True, help="directory with train/eval/test.parquet")
-    p.add_argument("--out", type=Path, required=True)
-    add_arguments(p, ExportOptions, stdin=_stdin_copy)
-    p.set_defaults(func=_run_export)
+    _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"), _run_export,
+                   stdin=False, help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
 
 
 def _run_export(args: argparse.Namespace) -> int:

@@ -409,3 +409,29 @@ def test_meteor_unpickled_where_wordnet_differs_is_an_error(fresh_wordnet, wn):
     wordnet.reset_cache()
     with pytest.raises(RuntimeError, match="wn3.0"):
         pickle.loads(blob)
+
+
+_CHRF_EDGES = [("", "abc"), ("abc", ""), ("", ""), ("a", "a"), ("ab c", "abc"), ("aaaa aa", "aaa"),
+               ("Ünïcödé  çhars\tok", "unicode chars ok"), ("(hi) there, friend.", "hi (there) friend"),
+               ("fix bug\nin parser", "Fix the bug in the parser."), ("x" * 9, "x" * 7), ("𝔘 ok", "𝔘 ok !")]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("settings", [{}, {"word_order": 2}, {"lowercase": True, "char_order": 3, "word_order": 1},
+                                      {"eps_smoothing": True, "word_order": 2}])
+def test_chrf_compiled_and_counters_equal_sacrebleu_bit_for_bit(monkeypatch, tufano_dir, compiled, settings):
+    """The batch pairs plus empty sides, strings shorter than the orders, repeated characters, non-ASCII,
+    tabs and newlines, punctuation that chrF++ splits off: the compiled statistics (used from
+    ``NUMBA_MIN_PAIRS`` pairs) and sacrebleu's Counters both give sacrebleu's exact floats."""
+    from sacrebleu.metrics import CHRF
+
+    from revmine.metrics import _bleu, text
+
+    if compiled and not _bleu.AVAILABLE:
+        pytest.skip("numba is not installed")
+    hyps, refs = _batch_pairs(tufano_dir)
+    hyps, refs = list(hyps) + [h for h, _ in _CHRF_EDGES], list(refs) + [r for _, r in _CHRF_EDGES]
+    monkeypatch.setattr(text, "NUMBA_MIN_PAIRS", 1 if compiled else len(hyps) + 1)
+    lib = CHRF(**settings)
+    expected = [lib.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)]
+    np.testing.assert_array_equal(Chrf(**settings).sentence_scores(hyps, refs), expected)
