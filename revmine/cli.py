@@ -12,6 +12,7 @@ Anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import math
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import __version__
 from .errors import InputError, OperationError
@@ -517,19 +518,22 @@ def _run_classifier(args: argparse.Namespace) -> int:
 def _add_filter(sub: argparse._SubParsersAction) -> None:
     from .filters.stage import FilterOptions
 
-    _stage_command(sub, "filter", FilterOptions,
-                   ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
-                   out_help="output directory (not the preprocess one)",
-                   help="candidates -> kept rows, dropped rows with reasons, filter report",
-                   description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, new "
-                               "identifiers, several comments, noise comments, exact and near duplicates). Writes "
-                               "kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
+    p = _stage_command(sub, "filter", FilterOptions,
+                       ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
+                       out_help="output directory (not the preprocess one)",
+                       help="candidates -> kept rows, dropped rows with reasons, filter report",
+                       description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, new "
+                                   "identifiers, several comments, noise comments, exact and near duplicates). Writes "
+                                   "kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
+    _add_engine_arguments(p)
 
 
 def _run_filter(args: argparse.Namespace) -> int:
     from .filters.stage import FilterOptions, filter_candidates
 
-    result = filter_candidates(args.candidates, args.out, from_args(FilterOptions, args), progress=_progress(args))
+    with _stage_engine(args) as engine:
+        result = filter_candidates(args.candidates, args.out, from_args(FilterOptions, args, engine=engine),
+                                   progress=_progress(args))
     _emit(args, result, lambda: Path(result["report_markdown_path"]).read_text(encoding="utf-8"))
     return 0
 
@@ -537,17 +541,41 @@ def _run_filter(args: argparse.Namespace) -> int:
 def _add_split(sub: argparse._SubParsersAction) -> None:
     from .dataset.split import SplitOptions
 
-    _stage_command(sub, "split", SplitOptions,
-                   ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
-                   help="split filtered rows into train/eval/test without leakage",
-                   description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
+    p = _stage_command(sub, "split", SplitOptions,
+                       ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
+                       help="split filtered rows into train/eval/test without leakage",
+                       description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
+    _add_engine_arguments(p)
 
 
 def _run_split(args: argparse.Namespace) -> int:
     from .dataset.split import SplitOptions, split_dataset
 
-    _emit(args, split_dataset(args.dataset, args.out, from_args(SplitOptions, args)))
+    with _stage_engine(args) as engine:
+        result = split_dataset(args.dataset, args.out, from_args(SplitOptions, args, engine=engine))
+    _emit(args, result)
     return 0
+
+
+def _add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """--engine, --workers, --scheduler: where a stage whose Options take an ``engine`` runs its work."""
+    from .engine import EngineOptions
+
+    add_arguments(p, EngineOptions)
+
+
+@contextlib.contextmanager
+def _stage_engine(args: argparse.Namespace) -> Iterator[Any]:
+    """The engine the flags of :func:`_add_engine_arguments` ask for, open for the command; None for local
+    (the stage's own in-process path)."""
+    from .engine import EngineOptions
+
+    settings = from_args(EngineOptions, args)
+    if settings.engine == "local":
+        yield None
+        return
+    with settings.open() as engine:
+        yield engine
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:

@@ -18,8 +18,8 @@ Where a stage runs is not what it makes: every stage writes the same bytes on ev
 workers, so the engine settings (in :data:`UNFINGERPRINTED`) are in no fingerprint, and a job begun
 in-process may be resumed on a cluster. On Dask, one cluster serves the whole run: preprocess maps its
 batches of rounds, the filter its noise classifier (comments in chunks) and near-duplicate join
-(partitioned), the split its near-duplicate join; mining (its own ``concurrency``), export and score run as
-they do in-process (see docs/architecture.md).
+(partitioned), the split its near-duplicate join, score its chunks of predictions; mining (its own ``concurrency``) and
+export run as they do in-process (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
 def _score(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     from .metrics.score import score_with, write_run
 
-    scored = score_with(job.options["score"], progress=ctx.progress)
+    scored = score_with(job.options["score"], progress=ctx.progress, engine=ctx.engine if ctx.distributed else None)
     paths = write_run(scored, job.out / "scores")
     last = scored.summary["per_k"][-1]
     return {"k": last["k"], "perfect": last["perfect"], "perfect_pct": last["perfect_pct"]}, list(paths.values())

@@ -13,12 +13,14 @@ import logging
 import random
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from revmine.cli import main
 from revmine.dataset.split import SplitOptions, split_dataset
 from revmine.engine import open_engine
 from revmine.filters.stage import FilterOptions, filter_candidates
+from revmine.metrics import score
 from revmine.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 
 from test_dataset_filters import candidate, table_of
@@ -54,19 +56,22 @@ def _record(out: Path) -> dict:
 def test_example_job_on_dask_writes_the_same_bytes_and_resumes_across_engines(
         tmp_path: Path, scheduler: str, no_network: None, capsys: pytest.CaptureFixture[str]) -> None:
     local, dask = tmp_path / "local", tmp_path / "dask"
-    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(local)]) == 0
-    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(dask), "--engine", "dask",
-                 "--scheduler", scheduler]) == 0
+    job = tmp_path / "job.toml"  # the example job, scoring the quickstart's predictions too
+    job.write_text((EXAMPLES / "job.toml").read_text()
+                   .replace('recordings = "mining"', f'recordings = "{(EXAMPLES / "mining").as_posix()}"')
+                   + f'\n[score]\npredictions = "{(EXAMPLES / "quickstart" / "predictions_k3.txt").as_posix()}"\n')
+    assert main(["run", str(job), "--out", str(local)]) == 0
+    assert main(["run", str(job), "--out", str(dask), "--engine", "dask", "--scheduler", scheduler]) == 0
     files = _digests(local, RECORDS)
-    assert {"dataset/README.md", "filtered/kept.parquet", "splits/test.parquet"} <= set(files)
+    assert {"dataset/README.md", "filtered/kept.parquet", "splits/test.parquet", "scores/scores.parquet",
+            "scores/summary.json"} <= set(files)
     assert any(name.startswith("mined/rounds.parquet/") for name in files)  # a folder of parts
     assert files == _digests(dask, RECORDS)
     assert _record(local) == _record(dask)  # same fingerprints: the engine is not part of them
     capsys.readouterr()
     # so a job done in-process is done on Dask too: nothing runs again
-    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(local), "--engine", "dask",
-                 "--scheduler", scheduler]) == 0
-    assert capsys.readouterr().err.count("already done, skipped") == 5
+    assert main(["run", str(job), "--out", str(local), "--engine", "dask", "--scheduler", scheduler]) == 0
+    assert capsys.readouterr().err.count("already done, skipped") == 6
 
 
 def _published_candidates(tufano_dir: Path, copies: int, seed: int = 0) -> list[dict]:
@@ -140,3 +145,55 @@ def test_engine_settings_are_checked_before_anything_runs(tmp_path: Path, capsys
     assert main(["run", str(job), "--engine", "local", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
     assert "need engine 'dask'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_score_is_byte_identical_on_dask(tmp_path: Path, tufano_dir: Path, scheduler: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The quickstart's three-best predictions, and 150 of the published encoder's ten-best (two chunks of
+    whole beams), with corpus-level metrics (BLEU, chrF, TER sum statistics over the corpus)."""
+    published = tmp_path / "encoder_k10_150.txt"
+    blocks = (tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt").read_text(encoding="utf-8").split("\n\n")
+    published.write_text("\n\n".join(blocks[:150]) + "\n", encoding="utf-8")
+    assert 150 * 10 > score.ENGINE_CHUNK  # more than one call
+    cases = {"quickstart": [str(EXAMPLES / "quickstart" / "predictions_k3.txt")],
+             "published": [str(published), "--metrics", "bleu,chrf,ter,levenshtein,sed,treed"]}
+    for name, arguments in cases.items():
+        local, dask = tmp_path / name / "local", tmp_path / name / "dask"
+        assert main(["score", *arguments, "--out", str(local)]) == 0
+        assert main(["score", *arguments, "--out", str(dask), "--engine", "dask", "--scheduler", scheduler]) == 0
+        assert _digests(local) == _digests(dask)
+    summary = json.loads((tmp_path / "published" / "dask" / "summary.json").read_text())
+    assert summary["examples"] == 150 and set(summary["corpus_rank1"]) == {"bleu4", "chrf", "ter"}
+    assert pq.read_table(tmp_path / "published" / "dask" / "scores.parquet").num_rows == 1500
+    capsys.readouterr()
+    assert main(["score", cases["quickstart"][0], "--scheduler", scheduler]) == 2  # the local engine has none
+    assert "needs engine 'dask'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["filter", "split"])
+def test_filter_and_split_commands_refuse_bad_engine_settings(tmp_path: Path, command: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "candidates.parquet"
+    pq.write_table(table_of([candidate()]), source)
+    flag = "--candidates" if command == "filter" else "--dataset"
+    for bad, message in ((["--engine", "spark"], "--engine"), (["--workers", "0"], "--workers"),
+                         (["--workers", "2"], "need engine 'dask'"),
+                         (["--scheduler", "tcp://127.0.0.1:8786"], "need engine 'dask'")):
+        assert main([command, flag, str(source), "--out", str(tmp_path / "out"), *bad]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_filter_and_split_commands_write_the_same_bytes_on_dask(tmp_path: Path, tufano_dir: Path,
+                                                               scheduler: str) -> None:
+    source = tmp_path / "candidates.parquet"
+    pq.write_table(table_of(_published_candidates(tufano_dir, copies=300)), source)
+    for name, engine in (("local", []), ("dask", ["--engine", "dask", "--scheduler", scheduler])):
+        assert main(["filter", "--candidates", str(source), "--out", str(tmp_path / name / "filtered"),
+                     "--max-tokens", "10000", *engine]) == 0
+        assert main(["split", "--dataset", str(tmp_path / name / "filtered" / "kept.parquet"),
+                     "--out", str(tmp_path / name / "splits"), *engine]) == 0
+    assert _digests(tmp_path / "local") == _digests(tmp_path / "dask")
+    assert len(_digests(tmp_path / "dask")) == 4 + 5
+    dropped = pq.read_table(tmp_path / "dask" / "filtered" / "dropped.parquet", columns=["filter"]).column(0)
+    assert {"noise", "near_duplicate"} <= set(dropped.to_pylist())  # both engine steps had work

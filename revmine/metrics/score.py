@@ -24,6 +24,12 @@ starting costs the imports and, for the METEOR family, loading WordNet (about a 
 Metrics computed from the same per-pair statistics (``SharedStatistics`` with equal keys: Levenshtein,
 its similarity and both SED on one tokeniser) are scored as one group, in this process or as one task
 per chunk: the stage computes the statistics once per batch and passes them to each metric.
+
+On an engine (:mod:`revmine.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
+pairs are cut the same way, into chunks of about :data:`ENGINE_CHUNK` pairs (whole beams), and each chunk is
+one call that scores it with every metric sent there; the metrics travel to each worker once. The same
+metrics as above stay in this process, and corpus-level values are computed here, on the whole rank-1
+list, in :func:`summarize`: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
+from ..engine import ENGINES, Engine, open_engine
 from ..options import check, option
 from ..progress import progress_bar
 from ..schema import scores_schema
@@ -91,10 +98,12 @@ def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.n
 
 
 def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
-                      progress: bool = False, workers: int | None = None, ci: int = 0) -> ScoreRun:
+                      progress: bool = False, workers: int | None = None, ci: int = 0,
+                      engine: Engine | None = None) -> ScoreRun:
     """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`.
 
-    ``workers``: processes to score in (None or 1: this process only); see the module docstring.
+    ``workers``: processes to score in (None or 1: this process only); ``engine``: where to score instead
+    (chunks of pairs, see the module docstring).
     Several references per example (``preds.reference_sets()``): every metric scores against all of them
     (``Metric.multi_reference_scores``), a prediction is exact when it equals one of them, and the
     ``reference`` column holds the first. ``ci``: bootstrap resamples for the summary's 95% intervals.
@@ -117,7 +126,8 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "exact_match": exact,
         "perfect_at_k": perfect,
     }
-    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets)):
+    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets,
+                                                                engine)):
         data[metric.column] = values
     schema = scores_schema(columns)
     table = pa.table({name: data[name] for name in schema.names}, schema=schema)
@@ -128,9 +138,11 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
 
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
                   align: int = 1, progress: bool = False,
-                  reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
-    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1
-    (with ``reference_sets``, per pair all its references: ``multi_reference_scores``).
+                  reference_sets: Sequence[Sequence[str]] | None = None,
+                  engine: Engine | None = None) -> list[np.ndarray]:
+    """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1, or on
+    ``engine`` in chunks of :data:`ENGINE_CHUNK` pairs when given (with ``reference_sets``, per pair all its
+    references: ``multi_reference_scores``).
 
     Metrics that share statistics (:class:`SharedStatistics` with equal keys) are scored together: the
     statistics are computed once per chunk and passed to each. Chunk boundaries fall on multiples of
@@ -143,7 +155,7 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
     n = len(hyps)
     groups = statistics_groups(metrics)
     pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
-    if workers > 1 and n > 1:
+    if (workers > 1 or engine is not None) and n > 1:
         for g, members in enumerate(groups):
             if not all(metrics[i].parallel_safe for i in members):
                 continue
@@ -168,6 +180,15 @@ def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence
 
     if not pooled:
         run_local()
+    elif engine is not None:
+        sent = {g: [metrics[i] for i in groups[g]] for g in pooled}
+        bounds = chunk_bounds(n, -(-n // ENGINE_CHUNK), align, per_worker=1)
+        items = ((hyps[lo:hi], refs[lo:hi], reference_sets[lo:hi] if reference_sets is not None else None)
+                 for lo, hi in bounds)
+        parts = list(engine.map(_score_rows, items, sent))
+        run_local()
+        for g in pooled:
+            done(groups[g], [np.concatenate(columns) for columns in zip(*(part[g] for part in parts))])
     else:
         bounds = chunk_bounds(n, workers, align)
         context = multiprocessing.get_context("spawn")
@@ -227,6 +248,18 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
     return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
 
 
+#: Pairs per call on an engine: enough to outweigh a call's overhead (about 2 ms on Dask), few enough to
+#: spread a file of thousands of predictions over the workers.
+ENGINE_CHUNK = 1000
+
+
+def _score_rows(rows: tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None],
+                groups: dict[int, list[Metric]]) -> dict[int, list[np.ndarray]]:
+    """One chunk of pairs scored with every metric group (by group number): the unit an engine maps."""
+    hyps, refs, sets = rows
+    return {g: score_group(members, hyps, refs, sets) for g, members in groups.items()}
+
+
 #: A worker's metric groups (by group number in the caller's list) and pairs, set once by ``_init_worker``.
 _WORKER: dict[str, object] = {}
 
@@ -247,13 +280,14 @@ def score_file(path: str | Path, fmt: str | None = None,
                references: str | Path | Sequence[str | Path] | None = None, beam: int = 1,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
-               workers: int | None = None, progress: bool = False, ci: int = 0) -> ScoreRun:
+               workers: int | None = None, progress: bool = False, ci: int = 0,
+               engine: Engine | None = None) -> ScoreRun:
     """Read a predictions file and score it with a profile's metrics followed by the named ones, the named
     ones, or the kind's default metrics."""
     preds = read_predictions(path, fmt, references, beam, pred_field, ref_field, id_field)
     chosen, used = select_metrics(profile, metrics, kind)
     return score_predictions(preds, chosen, profile=used.describe() if used else None, progress=progress,
-                             workers=workers, ci=ci)
+                             workers=workers, ci=ci, engine=engine)
 
 
 def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
@@ -428,21 +462,34 @@ class ScoreOptions:
                                              split=split_specs)
     profile: str | None = option(None, "reproduce a publication's pipeline exactly (see revmine profiles)", type=str,
                                  choices=tuple(sorted(PROFILES)))
-    workers: int = option(1, "processes to score in (worth it for slow metrics such as TER on large files)", min=1)
+    workers: int | None = option(None, "processes to score in (default 1; worth it for slow metrics such as TER on "
+                                       "large files); with --engine dask, the worker processes of a local Dask cluster "
+                                       "(default: the cores)", type=int, min=1)
+    #: where to score (revmine run: the job's [engine], so not a key of [score])
+    engine: str = option("local", "local (this process and its workers) or dask (pip install 'revmine[dask]'): "
+                                  "chunks of predictions are scored there", choices=ENGINES, job=False)
+    scheduler: str | None = option(None, "address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786 "
+                                         "(or REVMINE_DASK_SCHEDULER)", type=str, job=False)
     ci: int = option(0, "bootstrap resamples for 95% confidence intervals of the means in the summary (0: none)",
                      min=0)
 
     def __post_init__(self) -> None:
         check(self)
+        if self.scheduler and self.engine != "dask":
+            raise InputError.setting("scheduler", "a scheduler address needs engine 'dask'")
         if self.metrics:
             make_metrics(list(self.metrics))  # an unknown metric or parameter fails here, before any scoring
 
 
-def score_with(options: ScoreOptions, progress: bool = False) -> ScoreRun:
-    """:func:`score_file` with the settings of ``options``."""
+def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | None = None) -> ScoreRun:
+    """:func:`score_file` with the settings of ``options``, on ``engine`` if given (a job's cluster), else on
+    the one ``options`` asks for (a Dask cluster opened for this call and closed after)."""
     if options.predictions is None:
         raise ValueError("no predictions file given")
+    if engine is None and options.engine != "local":
+        with open_engine(options.engine, workers=options.workers, address=options.scheduler) as opened:
+            return score_with(options, progress, opened)
     return score_file(options.predictions, options.format, list(options.references or ()) or None, options.beam,
                       options.pred_field, options.ref_field, options.id_field, options.profile,
-                      list(options.metrics) if options.metrics else None, options.kind, options.workers, progress,
-                      options.ci)
+                      list(options.metrics) if options.metrics else None, options.kind,
+                      None if engine is not None else options.workers, progress, options.ci, engine)
