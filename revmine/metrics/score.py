@@ -126,8 +126,8 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
         "exact_match": exact,
         "perfect_at_k": perfect,
     }
-    for metric, values in zip(metrics, score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets,
-                                                                engine)):
+    columns_scored = score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets, engine)
+    for metric, values in zip(metrics, columns_scored):
         data[metric.column] = values
     schema = scores_schema(columns)
     table = pa.table({name: data[name] for name in schema.names}, schema=schema)
@@ -248,8 +248,8 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
     return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
 
 
-#: Pairs per call on an engine: enough to outweigh a call's overhead (about 2 ms on Dask), few enough to
-#: spread a file of thousands of predictions over the workers.
+#: Pairs per call on an engine: enough to outweigh a call's round trip and pickles, few enough to spread a
+#: file of thousands of predictions over the workers.
 ENGINE_CHUNK = 1000
 
 
