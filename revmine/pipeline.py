@@ -242,7 +242,8 @@ def _mine(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
             path = target / stale
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     write_text(mark, ctx.fingerprint)
-    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress))
+    engine = ctx.engine if ctx.distributed else None  # projects spread over the job's cluster
+    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress, engine=engine))
     return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
 
 

@@ -49,6 +49,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
@@ -151,6 +152,7 @@ class JobOptions:
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
     ambient_credentials: bool = True  # read the environment / $REVMINE_CREDENTIALS (off for recordings)
     client_options: dict[str, Any] = field(default_factory=dict)  # timeout, backoff, clock, sleep...
+    engine: Any = None  # a revmine.engine.DaskEngine: projects mined on its workers (see _mine_on_cluster)
     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
 
 
@@ -477,10 +479,13 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
                     "failed" if failure else "mined", failure)
 
 
-def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
-    """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time."""
+def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions, limiter: Limiter | None = None) -> list[dict]:
+    """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time
+    (``limiter``: the job's limits, when they are held elsewhere than in this process)."""
+    if getattr(opts.engine, "name", "local") == "dask":
+        return _mine_on_cluster(specs, out, opts)
     n = opts.concurrency or 1
-    shared = _Shared(Limiter(n, opts.max_concurrent_per_host))
+    shared = _Shared(limiter or Limiter(n, opts.max_concurrent_per_host))
     with ExitStack() as stack, progress_bar(total=len(specs), desc="projects", unit="project",
                                             enabled=opts.progress and len(specs) > 1) as bar:
         if n == 1:
@@ -502,6 +507,43 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dic
             for future in futures:
                 future.cancel()
             raise
+
+
+def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
+    """Every project's summary, each project mined whole on a worker of ``opts.engine``'s cluster into its
+    own parts, checkpoint and drops under ``out`` (a directory the workers share with this process), with
+    the job's limits held by the cluster (:mod:`revmine.miners.cluster`). The summaries come back in the
+    order asked, so the manifest and ``dropped.parquet`` written here are those of an in-process run.
+
+    Credentials given in ``opts`` are refused: they would travel through the scheduler; the workers read
+    theirs from their environment, as an in-process run does."""
+    if opts.credentials:
+        raise InputError.setting("engine", "mining on Dask takes credentials from the workers' environment "
+                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, $REVMINE_CREDENTIALS), "
+                                           "never through the scheduler")
+    client = opts.engine.client
+    budgets = client.submit(Limiter, actor=True, pure=False)
+    remote = replace(opts, engine=None, progress=False)
+    run = uuid.uuid4().hex
+    futures = [client.submit(_mine_on_worker, spec, out.resolve(), remote, run, budgets.result(), pure=False)
+               for spec in specs]
+    try:
+        with progress_bar(total=len(specs), desc="projects", unit="project", enabled=opts.progress) as bar:
+            summaries = []
+            for future in futures:
+                summaries.append(future.result())
+                bar.update()
+            return summaries
+    finally:
+        client.cancel([*futures, budgets])
+
+
+def _mine_on_worker(spec: ProjectSpec, out: Path, opts: JobOptions, run: str, budgets: Any) -> dict:
+    """One project's summary, mined on a Dask worker under the job's limits held by the cluster."""
+    from .cluster import ClusterLimiter  # needs dask.distributed, there on a worker
+
+    limiter = ClusterLimiter(run, budgets, opts.concurrency, opts.max_concurrent_per_host)
+    return _mine_all([spec], out, opts, limiter)[0]  # type: ignore[arg-type] - Limiter's interface
 
 
 def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
