@@ -29,6 +29,13 @@ sequential run. The wire is bounded by one :class:`~revmine.miners.http.Limiter`
 requests in all, ``max_concurrent_per_host`` per host, each token's quota. Threads suffice: the work
 waits on the network (git answers in microseconds).
 
+On Dask (``JobOptions.engine``, ``revmine run --engine dask``): each project is mined whole by a worker,
+as above, into its own parts, checkpoint and drops under the job's output, which the workers must share
+with this process (checked); the limits are the job's, held by the cluster
+(:mod:`revmine.miners.cluster`), and the manifest and ``dropped.parquet`` are assembled here in the order
+asked: the files are those of an in-process run. Workers take credentials from their own environment. A
+job of recordings is mined in this process (its forge answers on this machine's loopback).
+
 Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
 the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
 numbers are not below the checkpoint's ``next_part`` / ``next_drop_part``; they are deleted on resume
@@ -523,12 +530,17 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
                                            "never through the scheduler")
     client = opts.engine.client
     budgets = client.submit(Limiter, actor=True, pure=False)
-    remote = replace(opts, engine=None, progress=False)
+    remote = replace(opts, engine=None, progress=False, cache=opts.cache and Path(opts.cache).resolve(),
+                     repos=opts.repos and Path(opts.repos).resolve())  # workers may run in another directory
     run = uuid.uuid4().hex
-    futures = [client.submit(_mine_on_worker, spec, out.resolve(), remote, run, budgets.result(), pure=False)
-               for spec in specs]
+    marker = out.resolve() / f".revmine-run-{run}"  # a worker that does not see it does not share the disk
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    actor = budgets.result()
+    futures = [client.submit(_mine_on_worker, spec, marker, remote, run, actor, pure=False) for spec in specs]
     try:
-        with progress_bar(total=len(specs), desc="projects", unit="project", enabled=opts.progress) as bar:
+        with progress_bar(total=len(specs), desc="projects", unit="project",
+                          enabled=opts.progress and len(specs) > 1) as bar:
             summaries = []
             for future in futures:
                 summaries.append(future.result())
@@ -536,12 +548,18 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
             return summaries
     finally:
         client.cancel([*futures, budgets])
+        marker.unlink(missing_ok=True)
 
 
-def _mine_on_worker(spec: ProjectSpec, out: Path, opts: JobOptions, run: str, budgets: Any) -> dict:
-    """One project's summary, mined on a Dask worker under the job's limits held by the cluster."""
+def _mine_on_worker(spec: ProjectSpec, marker: Path, opts: JobOptions, run: str, budgets: Any) -> dict:
+    """One project's summary, mined on a Dask worker into ``marker``'s directory (the job's output, which the
+    client made the marker in) under the job's limits held by the cluster."""
     from .cluster import ClusterLimiter  # needs dask.distributed, there on a worker
 
+    if not marker.exists():
+        raise OperationError(f"a Dask worker does not see {marker.parent}: mining on Dask needs the output "
+                             "directory (and cache and repos) on a disk shared with the workers")
+    out = marker.parent
     limiter = ClusterLimiter(run, budgets, opts.concurrency, opts.max_concurrent_per_host)
     return _mine_all([spec], out, opts, limiter)[0]  # type: ignore[arg-type] - Limiter's interface
 
@@ -686,4 +704,5 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
     with serve_recordings(base / job["recordings"]) as forge:
         opts.routes = {**forge.routes, **opts.routes}
         opts.ambient_credentials = False
+        opts.engine = None  # the recorded forge answers on this machine's loopback: mined here
         return run_projects(specs, target, opts, asked=asked)
