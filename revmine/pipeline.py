@@ -18,8 +18,9 @@ Where a stage runs is not what it makes: every stage writes the same bytes on ev
 workers, so the engine settings (in :data:`UNFINGERPRINTED`) are in no fingerprint, and a job begun
 in-process may be resumed on a cluster. On Dask, one cluster serves the whole run: preprocess maps its
 batches of rounds, the filter its noise classifier (comments in chunks) and near-duplicate join
-(partitioned), the split its near-duplicate join, score its chunks of predictions; mining (its own ``concurrency``) and
-export run as they do in-process (see docs/architecture.md).
+(partitioned), the split its near-duplicate join, score its chunks of predictions; mining spreads its
+projects over the workers (a job of recordings is mined here); export runs as it does in-process (see
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -242,7 +243,8 @@ def _mine(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
             path = target / stale
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     write_text(mark, ctx.fingerprint)
-    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress))
+    engine = ctx.engine if ctx.distributed else None  # projects spread over the job's cluster
+    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress, engine=engine))
     return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
 
 

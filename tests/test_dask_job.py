@@ -26,8 +26,9 @@ from revmine.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from test_dataset_filters import candidate, table_of
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-#: Mining is not on the engine; its bookkeeping records wall-clock times, the recording server's random port
-#: and absolute paths, so two runs on the same engine differ there too. Its data files are compared.
+#: Mining recordings is not on the engine (tests/test_dask_mining.py mines a forge on it); its bookkeeping records
+#: wall-clock times, the recording server's random port and absolute paths, so two runs on the same engine differ
+#: there too. Its data files are compared.
 MINING_BOOKKEEPING = ("mined/http_cache.sqlite", "mined/manifest.json", "mined/repos/", "mined/state/")
 #: run.json holds seconds and absolute paths: compared by :func:`_record` instead
 RECORDS = (*MINING_BOOKKEEPING, "run.json")

@@ -329,17 +329,23 @@ class Limiter:
         (its index, 0). When none has any, once the requests in flight on them have answered:
         (None, index of the token renewed first), for the caller to wait until its reset."""
         with self._cond:
-            while True:
-                budgets = [self._budgets.setdefault(t, _Budget()) for t in tokens]
-                clock = now()
-                for k in range(len(tokens)):
-                    i = (start + k) % len(tokens)
-                    if budgets[i].usable(clock):
-                        budgets[i].in_flight += 1
-                        return i, 0
-                if not any(b.in_flight for b in budgets):
-                    return None, min(range(len(tokens)), key=lambda j: budgets[j].reset)
+            while (taken := self.try_take(tokens, start, now())) is None:
                 self._cond.wait()  # an answer in flight may report quota
+            return taken
+
+    def try_take(self, tokens: list[str], start: int, clock: float) -> tuple[int | None, int] | None:
+        """:meth:`take` without waiting: None while only the answers in flight can tell (a limiter in
+        another process is asked this way, since its caller cannot wait on its condition)."""
+        with self._cond:
+            budgets = [self._budgets.setdefault(t, _Budget()) for t in tokens]
+            for k in range(len(tokens)):
+                i = (start + k) % len(tokens)
+                if budgets[i].usable(clock):
+                    budgets[i].in_flight += 1
+                    return i, 0
+            if not any(b.in_flight for b in budgets):
+                return None, min(range(len(tokens)), key=lambda j: budgets[j].reset)
+            return None
 
     def reset_at(self, token: str) -> tuple[float, int]:
         """When ``token``'s quota is renewed, and the count of renewals to give :meth:`renew` after the wait."""

@@ -29,6 +29,13 @@ sequential run. The wire is bounded by one :class:`~revmine.miners.http.Limiter`
 requests in all, ``max_concurrent_per_host`` per host, each token's quota. Threads suffice: the work
 waits on the network (git answers in microseconds).
 
+On Dask (``JobOptions.engine``, ``revmine run --engine dask``): each project is mined whole by a worker,
+as above, into its own parts, checkpoint and drops under the job's output, which the workers must share
+with this process (checked); the limits are the job's, held by the cluster
+(:mod:`revmine.miners.cluster`), and the manifest and ``dropped.parquet`` are assembled here in the order
+asked: the files are those of an in-process run. Workers take credentials from their own environment. A
+job of recordings is mined in this process (its forge answers on this machine's loopback).
+
 Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
 the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
 numbers are not below the checkpoint's ``next_part`` / ``next_drop_part``; they are deleted on resume
@@ -49,6 +56,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
@@ -151,6 +159,7 @@ class JobOptions:
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
     ambient_credentials: bool = True  # read the environment / $REVMINE_CREDENTIALS (off for recordings)
     client_options: dict[str, Any] = field(default_factory=dict)  # timeout, backoff, clock, sleep...
+    engine: Any = None  # a revmine.engine.DaskEngine: projects mined on its workers (see _mine_on_cluster)
     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
 
 
@@ -477,10 +486,13 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
                     "failed" if failure else "mined", failure)
 
 
-def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
-    """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time."""
+def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions, limiter: Limiter | None = None) -> list[dict]:
+    """Every project's summary, in the order asked: ``opts.concurrency`` projects and changes at a time
+    (``limiter``: the job's limits, when they are held elsewhere than in this process)."""
+    if getattr(opts.engine, "name", "local") == "dask":
+        return _mine_on_cluster(specs, out, opts)
     n = opts.concurrency or 1
-    shared = _Shared(Limiter(n, opts.max_concurrent_per_host))
+    shared = _Shared(limiter or Limiter(n, opts.max_concurrent_per_host))
     with ExitStack() as stack, progress_bar(total=len(specs), desc="projects", unit="project",
                                             enabled=opts.progress and len(specs) > 1) as bar:
         if n == 1:
@@ -502,6 +514,54 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dic
             for future in futures:
                 future.cancel()
             raise
+
+
+def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> list[dict]:
+    """Every project's summary, each project mined whole on a worker of ``opts.engine``'s cluster into its
+    own parts, checkpoint and drops under ``out`` (a directory the workers share with this process), with
+    the job's limits held by the cluster (:mod:`revmine.miners.cluster`). The summaries come back in the
+    order asked, so the manifest and ``dropped.parquet`` written here are those of an in-process run.
+
+    Credentials given in ``opts`` are refused: they would travel through the scheduler; the workers read
+    theirs from their environment, as an in-process run does."""
+    if opts.credentials:
+        raise InputError.setting("engine", "mining on Dask takes credentials from the workers' environment "
+                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, $REVMINE_CREDENTIALS), "
+                                           "never through the scheduler")
+    client = opts.engine.client
+    budgets = client.submit(Limiter, actor=True, pure=False)
+    remote = replace(opts, engine=None, progress=False, cache=opts.cache and Path(opts.cache).resolve(),
+                     repos=opts.repos and Path(opts.repos).resolve())  # workers may run in another directory
+    run = uuid.uuid4().hex
+    marker = out.resolve() / f".revmine-run-{run}"  # a worker that does not see it does not share the disk
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    actor = budgets.result()
+    futures = [client.submit(_mine_on_worker, spec, marker, remote, run, actor, pure=False) for spec in specs]
+    try:
+        with progress_bar(total=len(specs), desc="projects", unit="project",
+                          enabled=opts.progress and len(specs) > 1) as bar:
+            summaries = []
+            for future in futures:
+                summaries.append(future.result())
+                bar.update()
+            return summaries
+    finally:
+        client.cancel([*futures, budgets])
+        marker.unlink(missing_ok=True)
+
+
+def _mine_on_worker(spec: ProjectSpec, marker: Path, opts: JobOptions, run: str, budgets: Any) -> dict:
+    """One project's summary, mined on a Dask worker into ``marker``'s directory (the job's output, which the
+    client made the marker in) under the job's limits held by the cluster."""
+    from .cluster import ClusterLimiter  # needs dask.distributed, there on a worker
+
+    if not marker.exists():
+        raise OperationError(f"a Dask worker does not see {marker.parent}: mining on Dask needs the output "
+                             "directory (and cache and repos) on a disk shared with the workers")
+    out = marker.parent
+    limiter = ClusterLimiter(run, budgets, opts.concurrency, opts.max_concurrent_per_host)
+    return _mine_all([spec], out, opts, limiter)[0]  # type: ignore[arg-type] - Limiter's interface
 
 
 def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
@@ -644,4 +704,5 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
     with serve_recordings(base / job["recordings"]) as forge:
         opts.routes = {**forge.routes, **opts.routes}
         opts.ambient_credentials = False
+        opts.engine = None  # the recorded forge answers on this machine's loopback: mined here
         return run_projects(specs, target, opts, asked=asked)
