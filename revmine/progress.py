@@ -3,7 +3,7 @@
 A bar redrawn with carriage returns is unreadable in a CI log or a file, and nothing at all leaves a
 user of a three-hour run without news; so off a terminal a line such as ``preprocess: 1200/5000 files
 (24%), 31 s`` is printed every :data:`EVERY` seconds and once at the end. ``revmine -q`` turns both off
-(``enabled=False``). The interface is the part of tqdm's that the stages use: ``update``, iteration,
+(``enabled=False``: tqdm's own disabled bar). The interface is the part of tqdm's that the stages use: ``update``, iteration,
 use as a context manager.
 """
 
@@ -60,28 +60,6 @@ class Lines:
         self.close()
 
 
-class _Off:
-    """Progress turned off: counts nothing, prints nothing."""
-
-    def __init__(self, iterable: Iterable[Any] | None = None):
-        self.iterable = iterable
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.iterable or ())
-
-    def __enter__(self) -> _Off:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
 def _length(iterable: Iterable[Any]) -> int | None:
     try:
         return len(iterable)  # type: ignore[arg-type]
@@ -91,11 +69,9 @@ def _length(iterable: Iterable[Any]) -> int | None:
 
 def progress_bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str | None = None,
                  unit: str = "it", enabled: bool = True, leave: bool = True) -> Any:
-    """A tqdm bar when stderr is a terminal, else :class:`Lines`; nothing when not ``enabled``."""
-    if not enabled:
-        return _Off(iterable)
-    if sys.stderr.isatty():
+    """A tqdm bar when stderr is a terminal, else :class:`Lines`; tqdm's disabled bar when not ``enabled``."""
+    if not enabled or sys.stderr.isatty():
         from tqdm import tqdm
 
-        return tqdm(iterable, total=total, desc=desc, unit=unit, leave=leave)
+        return tqdm(iterable, total=total, desc=desc, unit=unit, leave=leave, disable=not enabled)
     return Lines(iterable, total=total, desc=desc, unit=unit)

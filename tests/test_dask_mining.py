@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import ForgeServer, build_forge  # noqa: E402
-from test_miners_batch import write_job  # noqa: E402
+from test_miners_batch import server, write_job  # noqa: E402,F401 - server: the same mirrored forge fixture
 
 from revmine.engine import open_engine  # noqa: E402
 from revmine.miners import JobOptions, run_job  # noqa: E402
@@ -36,14 +35,6 @@ def scheduler() -> str:
         os.environ.pop("GITHUB_TOKEN") if saved is None else os.environ.update(GITHUB_TOKEN=saved)
     with cluster:
         yield cluster.scheduler_address
-
-
-@pytest.fixture()
-def server(tmp_path):
-    forge = build_forge(tmp_path / "forge", n_changes=12, n_pulls=4)
-    forge.mirror = True  # every project name is answered, with demo/app's or octo/demo's data
-    with ForgeServer(forge) as srv:
-        yield srv
 
 
 def _summaries(out: Path) -> list[dict]:

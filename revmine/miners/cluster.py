@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ContextManager
+
+from .http import held
 
 #: Seconds between two asks for a token's quota while the requests in flight on it are unanswered.
 POLL = 0.02
@@ -44,19 +45,12 @@ class ClusterLimiter:
 
         return Semaphore(leases, name=f"revmine-{self.run}-{what}", scheduler_rpc=self._rpc, loop=self._loop)
 
-    @contextmanager
-    def slot(self, host: str) -> Iterator[None]:
+    def slot(self, host: str) -> ContextManager[None]:
         """Hold one of ``host``'s request slots, then one of the job's (in that order, as in-process)."""
         with self._lock:
             if host not in self._hosts:
                 self._hosts[host] = self._semaphore(f"host-{host}", self.per_host)
-            sem = self._hosts[host]
-        with sem:
-            if self._total is None:
-                yield
-            else:
-                with self._total:
-                    yield
+            return held(self._hosts[host], self._total)
 
     def take(self, tokens: list[str], start: int, now: Callable[[], float]) -> tuple[int | None, int]:
         while (taken := self._budgets.try_take(tokens, start, now()).result()) is None:

@@ -63,11 +63,11 @@ import re
 import threading
 import time
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Callable, ContextManager, Iterator, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
@@ -290,6 +290,14 @@ class _Budget:
         return self.remaining - self.in_flight > 0
 
 
+@contextmanager
+def held(host: ContextManager[Any], total: ContextManager[Any] | None) -> Iterator[None]:
+    """A host's request slot, then the job's (None: no job-wide limit): one order wherever slots are held
+    (:class:`Limiter`, :class:`revmine.miners.cluster.ClusterLimiter`), so no two requests wait on each other."""
+    with host, (nullcontext() if total is None else total):
+        yield
+
+
 class Limiter:
     """Politeness shared by every client of a job (see the module docstring): request slots in total
     and per host, and each token's quota.
@@ -307,17 +315,12 @@ class Limiter:
         self._budgets: dict[str, _Budget] = {}
         self._cond = threading.Condition()
 
-    @contextmanager
-    def slot(self, host: str) -> Iterator[None]:
+    def slot(self, host: str) -> ContextManager[None]:
         """Hold one of ``host``'s request slots, then one of the job's (in that order, always)."""
         with self._cond:
-            sem = self._hosts.setdefault(host, threading.BoundedSemaphore(self.per_host))
-        with sem:
-            if self._total is None:
-                yield
-            else:
-                with self._total:
-                    yield
+            if host not in self._hosts:
+                self._hosts[host] = threading.BoundedSemaphore(self.per_host)
+            return held(self._hosts[host], self._total)
 
     @staticmethod
     def token_id(token: str) -> str:
