@@ -719,11 +719,9 @@ def _output(args: argparse.Namespace) -> Path | None:
     out = getattr(args, "out", None)
     if out is not None or getattr(args, "job", None) is None:
         return out
-    from .textio import read_toml
+    from .pipeline import load_job
 
-    table = read_toml(args.job).get("job")
-    given = table.get("out") if isinstance(table, dict) else None
-    return args.job.parent / given if isinstance(given, str) else None  # a bad value: load_job reports it
+    return load_job(args.job).out  # the whole file checked first, as the command itself does
 
 
 def main(argv: list[str] | None = None) -> int:
