@@ -40,8 +40,9 @@ from revmine.miners import JobOptions, run_job  # noqa: E402
 GOAL_SPEEDUP = 6.0
 
 
-class _Host:
-    """One host of the forge, served by a child process (forked: it shares the forge built here)."""
+class Host:
+    """One host of the forge, served by a child process (forked: it shares the forge built here; fork it
+    before any thread or Dask cluster is started)."""
 
     def __init__(self, forge: Forge):
         self.conn, child = multiprocessing.get_context("fork").Pipe()
@@ -70,7 +71,8 @@ class _Host:
         self.process.join()
 
 
-def _job(path: Path, hosts: list[_Host], forge: Forge, projects: int) -> Path:
+def write_job(path: Path, hosts: list[Host], forge: Forge, projects: int) -> Path:
+    """The job file: ``projects`` mirrored projects alternating between hosts and between Gerrit and GitHub."""
     lines = ["[job]", "batch_size = 50"]
     for k in range(projects):
         server = hosts[k % len(hosts)]
@@ -84,7 +86,7 @@ def _job(path: Path, hosts: list[_Host], forge: Forge, projects: int) -> Path:
     return path
 
 
-def _digest(out: Path) -> str:
+def digest(out: Path) -> str:
     """One hash of every Parquet file of a run (parts, drops), by relative path."""
     h = hashlib.sha256()
     for f in sorted(p for p in out.rglob("*.parquet") if p.is_file()):
@@ -92,18 +94,20 @@ def _digest(out: Path) -> str:
     return h.hexdigest()
 
 
-def _run(job: Path, out: Path, hosts: list[_Host], concurrency: int, per_host: int) -> dict:
+def run(job: Path, out: Path, hosts: list[Host], options: JobOptions) -> dict:
+    """One whole ``run_job`` into ``out``: its seconds, counts, each host's peak in flight and its digest."""
     for host in hosts:
         host.peak(reset=True)
     start = time.perf_counter()
-    manifest = run_job(job, out, JobOptions(progress=False, concurrency=concurrency, max_concurrent_per_host=per_host))
+    manifest = run_job(job, out, options)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "changes": manifest["totals"]["changes_done"], "rows": manifest["totals"]["rows"],
             "requests": manifest["totals"]["http_requests"], "peaks": [host.peak() for host in hosts],
-            "digest": _digest(out)}
+            "digest": digest(out)}
 
 
-def _report(label: str, runs: list[dict]) -> float:
+def report(label: str, runs: list[dict]) -> float:
+    """Print one way's line (counts, median changes/s and spread, most in flight per host); its median."""
     rates = [r["changes"] / r["seconds"] for r in runs]
     median = statistics.median(rates)
     seconds = ", ".join(f"{r['seconds']:.1f}" for r in runs)
@@ -114,32 +118,44 @@ def _report(label: str, runs: list[dict]) -> float:
     return median
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--projects", type=int, default=200)
+def forge_arguments(ap: argparse.ArgumentParser, projects: int) -> None:
+    """The flags of the forge and the job (``projects``: the default number of projects)."""
+    ap.add_argument("--projects", type=int, default=projects)
     ap.add_argument("--changes", type=int, default=50, help="changes (Gerrit) / pull requests (GitHub) a project")
     ap.add_argument("--latency", type=float, default=0.1, help="seconds each request waits at the forge")
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--hosts", type=int, default=2)
     ap.add_argument("--per-host", type=int, default=4, help="max_concurrent_per_host")
     ap.add_argument("--repeat", type=int, default=3)
+
+
+def start_forge(root: Path, args: argparse.Namespace, stack: ExitStack) -> tuple[list[Host], Path]:
+    """The forge's hosts (closed by ``stack``) and the job file mining them, under ``root``; prints the setting."""
+    forge = build_forge(root / "forge", n_changes=args.changes, n_pulls=args.changes)
+    forge.mirror, forge.latency = True, args.latency
+    hosts = [Host(forge) for _ in range(args.hosts)]
+    for host in hosts:
+        stack.callback(host.close)
+    print(f"{args.projects} projects x {args.changes} changes, {args.latency * 1000:.0f} ms per request, "
+          f"{args.hosts} hosts, limit {args.per_host} requests in flight per host")
+    return hosts, write_job(root / "job.toml", hosts, forge, args.projects)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    forge_arguments(ap, projects=200)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         root = Path(tmp)
-        forge = build_forge(root / "forge", n_changes=args.changes, n_pulls=args.changes)
-        forge.mirror, forge.latency = True, args.latency
-        hosts = [_Host(forge) for _ in range(args.hosts)]
-        for host in hosts:
-            stack.callback(host.close)
-        job = _job(root / "job.toml", hosts, forge, args.projects)
-        print(f"{args.projects} projects x {args.changes} changes, {args.latency * 1000:.0f} ms per request, "
-              f"{args.hosts} hosts, limit {args.per_host} requests in flight per host")
+        hosts, job = start_forge(root, args, stack)
+        options = [JobOptions(progress=False, concurrency=n, max_concurrent_per_host=args.per_host)
+                   for n in (1, args.concurrency)]
         sequential, concurrent = [], []
         for i in range(args.repeat):  # interleaved, so that a busy moment of the machine hits both
-            sequential.append(_run(job, root / f"seq{i}", hosts, 1, args.per_host))
-            concurrent.append(_run(job, root / f"par{i}", hosts, args.concurrency, args.per_host))
-        base = _report("1 worker          ", sequential)
-        fast = _report(f"{args.concurrency} concurrent      ", concurrent)
+            sequential.append(run(job, root / f"seq{i}", hosts, options[0]))
+            concurrent.append(run(job, root / f"par{i}", hosts, options[1]))
+        base = report("1 worker          ", sequential)
+        fast = report(f"{args.concurrency} concurrent      ", concurrent)
         identical = len({r["digest"] for r in sequential + concurrent}) == 1
         peak = max(max(r["peaks"]) for r in concurrent)
         verdict = "met" if fast / base >= GOAL_SPEEDUP and peak <= args.per_host else "NOT met"
