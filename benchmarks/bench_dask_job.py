@@ -9,12 +9,12 @@ methods: 80% are a published row with 4 to 8 tokens of m_s and m_r replaced by t
 (a new method, so the join has a realistic share of false candidates), 12% are one to three token edits of
 an earlier candidate (near-duplicates) and 3% exact copies; half are pairs, 3% of the triplets carry a
 comment by the change's owner. Every run gets a fresh output folder and, on Dask, a fresh cluster, and runs
-in its own process (so ``ru_maxrss`` is its own); both engines' outputs are checked to be byte-identical.
+in its own process (so its peak memory, ``VmHWM``, is its own); both engines' outputs are checked to be byte-identical.
 
 Figures: wall-clock seconds of the three stages (the Dask cluster's start-up is reported apart), median of
 ``--repeat`` runs and the spread (min-max); CPU seconds of the client and the workers together (what the
 engine costs in work, steadier than wall clock on a shared machine); peak resident memory of the client and,
-on Dask, of each worker (``ru_maxrss`` of the worker process, read on the worker after the run).
+on Dask, of each worker (``VmHWM`` of the worker process, read on the worker after the run).
 
 Measured 2026-11-24 on the 2-core machine shared with other jobs (load average 4 to 5 throughout), 100,000
 candidates, 3 runs each, outputs byte-identical (21,107 rows kept):
@@ -115,8 +115,13 @@ def candidates(n: int, seed: int) -> "pa.Table":
 
 
 def peak_mib() -> float:
-    """Peak resident set size of the calling process, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident set size of the calling process (``VmHWM``), in MiB. Not ``ru_maxrss``: Linux keeps
+    that across ``execve``, so a child started by a parent holding the corpus would report at least the
+    parent's size (a 14 MiB child of a 400 MiB parent reports 413 MiB)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc: the best there is
 
 
 def cpu_seconds() -> float:
