@@ -8,12 +8,20 @@ near-duplicates), with the published raw methods (``before``/``after`` of test.c
 written in row groups of 10,000 rows as the preprocess stage writes a row group a batch, so that a row
 weighs what a real one does (about 2 KiB; a mined row also carries its abstraction maps, which
 the published data lacks, so real rows weigh more and the baseline's growth is understated). Each (revision,
-size, stage) runs in a fresh process, whose peak resident set (``ru_maxrss``) is the figure; the baseline
+size, stage) runs in a fresh process, whose peak resident set (``VmHWM``) is the figure; the baseline
 runs from a ``git worktree`` of ``--baseline``. Reported: median and spread (min-max) of ``--repeat`` runs, and
 the growth per row, (peak at 4N - peak at N) / 3N, which is what the corpus size costs. Both revisions'
 outputs are checked to hold the same rows (tables equal; the Parquet row groups differ, so bytes may).
 
-Measured 2026-11-25 on the 2-core machine shared with other jobs, 3 runs each (see the closing note of issue 9).
+Measured 2026-11-25 on the 2-core machine shared with other jobs (load 1.5-2.5), 3 runs each, the baseline
+9096cf9 (filter and split holding the whole table), same rows written by both:
+
+    filter   baseline: 25,000: 629 MiB (621-641); 100,000: 1,682 (1,667-1,685); growth 14,722 bytes/row; 44.8 s
+    filter  this code: 25,000: 504 MiB (499-504); 100,000:   791 (790-809);   growth  4,012 bytes/row; 40.9 s
+     split   baseline: 25,000: 273 MiB (268-274); 100,000:   395 (381-399);   growth  1,695 bytes/row;  3.4 s
+     split  this code: 25,000: 263 MiB (261-267); 100,000:   336 (336-349);   growth  1,026 bytes/row;  3.3 s
+
+(the split's input is the filter's kept rows, about a fifth of the candidates; growth is per candidate).
 """
 
 from __future__ import annotations
@@ -22,7 +30,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -32,7 +39,7 @@ from itertools import cycle
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dask_job import FIXTURE, candidates  # noqa: E402
+from bench_dask_job import FIXTURE, candidates, peak_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("filter", "split")
@@ -65,8 +72,7 @@ def run_stage(stage: str, data: Path, out: Path) -> dict:
         from revmine.dataset.split import split_dataset
 
         split_dataset(data, out)
-    return {"seconds": time.perf_counter() - started,
-            "mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"seconds": time.perf_counter() - started, "mib": peak_mib()}
 
 
 def child(root: Path, stage: str, data: Path, out: Path) -> dict:
