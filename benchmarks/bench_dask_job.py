@@ -46,6 +46,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import memory  # noqa: E402  (the benchmarks' folder is the script's path)
+from memory import peak_mib  # noqa: E402
+
 FIXTURE = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "tufano2021"
 
 
@@ -114,16 +117,6 @@ def candidates(n: int, seed: int) -> "pa.Table":
     return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
 
 
-def peak_mib() -> float:
-    """Peak resident set size of the calling process (``VmHWM``), in MiB. Not ``ru_maxrss``: Linux keeps
-    that across ``execve``, so a child started by a parent holding the corpus would report at least the
-    parent's size (a 14 MiB child of a 400 MiB parent reports 413 MiB)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc: the best there is
-
-
 def cpu_seconds() -> float:
     """CPU time (user + system) of the calling process so far."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -151,6 +144,10 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
                        ExportOptions(filter_report=out / "filtered" / "filter_report.parquet"))
         seconds = time.perf_counter() - ready
         timings["export"] = seconds - timings["filter"] - timings["split"]
+        if engine_name == "dask":  # sent whole: the workers need not find the benchmarks' folder
+            import cloudpickle
+
+            cloudpickle.register_pickle_by_value(memory)
         worker_mib = sorted(engine.client.run(peak_mib).values()) if engine_name == "dask" else []
         cpu = cpu_seconds() - cpu_before
         cpu += sum(engine.client.run(cpu_seconds).values()) - workers_before if engine_name == "dask" else 0.0

@@ -4,7 +4,7 @@
 
 Goals: 100,000 methods of about 60 tokens in under 2 minutes on 2 cores, with cost growing close to
 linearly (issue 5); 1,000,000 methods in under 4 GiB of memory (issue 9). Each run of a size is its own
-process so that its peak memory (``ru_maxrss``) is its own; the figure beside it is the growth over the
+process so that its peak memory (``VmHWM``) is its own; the figure beside it is the growth over the
 data alone (peak minus the resident size once the corpus is built). Time is wall clock and CPU time of
 :func:`revmine.near_duplicates.near_duplicate_clusters` (one core; CPU time is the steadier figure on a
 shared machine, and the one growth is computed from). Every size runs ``--repeat`` times, the sizes taking
@@ -40,11 +40,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from memory import peak_mib  # the benchmarks' folder is the script's path
 
 GOAL_SECONDS_100K = 120.0
 GOAL_MIB_1M = 4096.0
@@ -82,20 +83,15 @@ def corpus(n: int, seed: int) -> list[list[str]]:
     return docs
 
 
-def rss_mib() -> float:
-    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def run_one(n: int, seed: int) -> dict[str, float]:
     from revmine.near_duplicates import near_duplicate_clusters
 
     docs = corpus(n, seed)
-    before = rss_mib()
+    before = peak_mib()
     start, cpu_start = time.perf_counter(), time.process_time()
     clusters = near_duplicate_clusters(docs)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return {"n": n, "seconds": seconds, "cpu": cpu, "peak_mib": rss_mib(), "data_mib": rss_mib() - before,
+    return {"n": n, "seconds": seconds, "cpu": cpu, "peak_mib": peak_mib(), "data_mib": peak_mib() - before,
             "clusters": clusters.count, "pairs": len(clusters.pairs),
             "tokens": sum(len(d) for d in docs) / n}
 

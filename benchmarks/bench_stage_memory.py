@@ -39,7 +39,8 @@ from itertools import cycle
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dask_job import FIXTURE, candidates, peak_mib  # noqa: E402
+from bench_dask_job import FIXTURE, candidates  # noqa: E402
+from memory import peak_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("filter", "split")
