@@ -79,7 +79,7 @@ class CandidateFile:
     """
 
     def __init__(self, source: str | Path | pa.Table, accept: tuple[str, ...] = (CANDIDATES_TAG,),
-                 batch_rows: int | None = None):
+                 given_clusters: bool = True, batch_rows: int | None = None):
         self.path = None if isinstance(source, pa.Table) else Path(source)
         self._table = source if isinstance(source, pa.Table) else None
         self._parts = None if self.path is None else Parts(self.path)
@@ -88,8 +88,8 @@ class CandidateFile:
         if self.path is not None and found is not None and found not in accept:
             raise InputError(self.path, f"expected a {' or '.join(accept)} file, found {found}")
         check_columns(self.path, schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
-        #: given by the caller or a stage before this one
-        self.extra = [n for n in ("id", "cluster_id") if n in schema.names]
+        #: given by the caller or a stage before this one (``given_clusters=False``: a cluster_id is not read)
+        self.extra = [n for n in ("id", "cluster_id")[:2 if given_clusters else 1] if n in schema.names]
         self.batch_rows = batch_rows or BATCH_ROWS
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[int, pa.Table]]:

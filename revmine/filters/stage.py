@@ -335,19 +335,18 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     light columns, then whole rows stream to ``kept.parquet`` (in input order) and ``dropped.parquet`` (by
     filter, then input order, through :class:`revmine.reorder.Reorder`)."""
     options = options or FilterOptions()
-    source = CandidateFile(candidates)
+    source = CandidateFile(candidates, given_clusters=False)  # clusters are this stage's to find
     out_dir = Path(out_dir)
     if source.path is not None and out_dir.resolve() == source.path.resolve().parent:
         raise InputError(out_dir, "the filter step would overwrite the preprocess stage's dropped.parquet: "
                                   "give another output directory")
     table = source.working()
-    table = table.drop_columns([n for n in ("cluster_id",) if n in table.column_names])
     rows = CandidateRows(table)
     alive = np.arange(len(rows))
     removed: Counter[tuple[str, str, str]] = Counter()  # (kind, filter, source)
     ran = {"input"}
     cluster_ids = list(rows.col("id"))  # a row is its own cluster until the near-duplicate step
-    dropped_by = [None] * len(rows)  # each dropped row's filter and detail
+    dropped_by: list[tuple | None] = [None] * len(rows)  # each dropped row's filter, detail and cluster
     dropped_at = np.full(len(rows), -1, np.int64)  # and its row in dropped.parquet
     n_dropped = 0
     for name, function, _ in progress_bar(FILTERS, desc="filter", unit="filter", enabled=progress):
@@ -379,7 +378,6 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                 AtomicParquetWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA) as dropped, \
                 Reorder([dropped], spill_dir=staging) as reorder:
             for start, batch in source.batches():
-                batch = batch.drop_columns([n for n in ("cluster_id",) if n in batch.column_names])  # given ones
                 end = start + batch.num_rows
                 here = np.flatnonzero(is_kept[start:end])
                 kept.write(batch.take(pa.array(here)).append_column(
