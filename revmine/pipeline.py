@@ -283,7 +283,8 @@ def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     from .dataset.export import export_dataset
 
     target = job.out / "dataset"
-    opts = dataclasses.replace(job.options["export"], filter_report=job.out / "filtered" / "filter_report.parquet")
+    opts = dataclasses.replace(job.options["export"], filter_report=job.out / "filtered" / "filter_report.parquet",
+                               engine=ctx.engine if ctx.distributed else None)
     result = export_dataset(job.out / "splits", target, opts)
     return _brief(result), [target / "README.md"]
 
