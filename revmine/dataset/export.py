@@ -37,6 +37,17 @@ the code columns of each row: one JSON line per row, in the rows' order, with th
 ``tokens``, ``<column>_tokens`` and ``<column>_token_kinds`` (parallel lists), for ``spt``,
 ``<column>_spt`` (CodeNet's JSON graph), for the columns m_s, m_r, m_s_abstract and m_r_abstract. The card
 then gives the SPT totals per split as Project CodeNet's Table 6 does (methods, SPT nodes, SPT edges).
+
+Memory does not grow with the corpus: the ``kind`` column is read first (which files exist, the card's sizes),
+then each split is streamed in batches of :data:`BATCH_ROWS` rows, appended to every file as it comes (each file
+atomic, the folder staged) while the card's counters (rows per source and split, per project, SPT totals)
+accumulate. The Parquet files are written in row groups of :data:`ROW_GROUP_ROWS` rows (the last one fewer),
+whatever the batches: a file of up to that many rows is one row group with the bytes ``pq.write_table`` gave the
+whole table, a larger one has several (it held one group of up to 1,048,576 rows when the export read its splits
+whole; ``datasets`` and pyarrow read both alike). The per-row work (OpenNMT and JSON Lines lines, token streams,
+SPTs) is :func:`format_rows`, mapped over each batch's rows of a kind on ``ExportOptions.engine`` when one is given
+(:mod:`revmine.engine`: in input order, a bounded window in flight); only this process reads and writes files, so
+the bytes are the same on every engine and workers need no shared disk.
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ import warnings
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, TextIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -237,7 +248,7 @@ def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats:
     representations = options.representations
     with contextlib.ExitStack() as files:
         tables: dict[str, RowGroupWriter] = {}
-        texts: dict[str, list[Any]] = {}
+        texts: dict[str, list[TextIO]] = {}
         for kind in kinds:
             paths = _part_files(kind, name, formats, representations)
             if "parquet" in formats:
