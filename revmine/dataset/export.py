@@ -189,12 +189,12 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
     overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
-    tally = CardCounts()
+    card_counts = CardCounts()
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for name, parts in splits.items():
-            _export_split(staging, name, parts, kinds, formats, options, tally)
-        spt_totals = {(CONFIGS[kind], name): tally.spt[(kind, name)] for kind in kinds for name in SPLITS}
-        write_text(staging / CARD_FILE, dataset_card(tally, kinds, sizes, options, report, how_split, formats,
+            _export_split(staging, name, parts, kinds, formats, options, card_counts)
+        spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
+        write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
                                                      spt_totals if "spt" in options.representations else None,
                                                      overlap))
     if empty and any(f in formats for f in ("parquet", "jsonl")):
@@ -242,7 +242,7 @@ def _part_files(kind: str, name: str, formats: tuple[str, ...], representations:
 
 
 def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats: tuple[str, ...],
-                  options: ExportOptions, tally: CardCounts) -> None:
+                  options: ExportOptions, card_counts: CardCounts) -> None:
     """Stream one split into the files of each kind: Parquet row groups here as batches are read, text from
     :func:`format_rows` (on the engine, in order) as its results come back."""
     representations = options.representations
@@ -254,12 +254,12 @@ def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats:
             if "parquet" in formats:
                 tables[kind] = files.enter_context(RowGroupWriter(out / paths.pop(0), DATASET_SCHEMA, ROW_GROUP_ROWS))
             texts[kind] = [files.enter_context(atomic_text(out / path)) for path in paths]
-            tally.spt[(kind, name)] = Counter(dict.fromkeys(SPT_TOTALS, 0))
+            card_counts.spt[(kind, name)] = Counter(dict.fromkeys(SPT_TOTALS, 0))
         columns = _task_columns(kinds, formats, representations)
 
         def chunks() -> Iterator[tuple[str, pa.RecordBatch]]:
             for batch in parts.iter_batches(BATCH_ROWS):
-                tally.count(name, batch)
+                card_counts.count(name, batch)
                 for kind in kinds:
                     rows = batch.filter(pc.equal(batch.column("kind"), kind))
                     if rows.num_rows:
@@ -274,7 +274,7 @@ def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats:
         for kind, chunk_texts, totals in runner.map(format_rows, chunks(), formats, representations):
             for fh, text in zip(texts[kind], chunk_texts, strict=True):
                 fh.write(text)
-            tally.spt[(kind, name)].update(totals)
+            card_counts.spt[(kind, name)].update(totals)
 
 
 def _task_columns(kinds: list[str], formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str] | None:
