@@ -135,7 +135,8 @@ class AtomicParquetWriter:
         assert self._writer is not None
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
-        self._writer.write_table(table.select(self.schema.names).cast(self.schema))
+        with writing(self.dest):  # named here: an error passing through another writer's block is not its
+            self._writer.write_table(table.select(self.schema.names).cast(self.schema))
         self.rows += table.num_rows
 
     def __exit__(self, exc_type, exc, tb) -> bool:

@@ -152,7 +152,12 @@ def fill_disk(monkeypatch: pytest.MonkeyPatch) -> None:
         Path(where).write_bytes(b"PAR1 half a file")
         raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
 
+    class ParquetWriter(store.pq.ParquetWriter):  # streamed writes meet the same full disk
+        def write_table(self, table, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
     monkeypatch.setattr(store.pq, "write_table", write_table)
+    monkeypatch.setattr(store.pq, "ParquetWriter", ParquetWriter)
 
 
 def test_a_full_disk_keeps_the_previous_output(capsys: pytest.CaptureFixture[str], tmp_path: Path,
