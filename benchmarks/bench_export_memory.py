@@ -1,25 +1,22 @@
 """Peak memory of ``revmine export`` on splits of N and 4N rows: the streaming export against the one that read
 each split whole (issue 9: memory that does not grow with the corpus).
 
-    python benchmarks/bench_export_memory.py [--n 25000] [--repeat 3] [--base /tmp/export-base] [--representations tokens]
+    python benchmarks/bench_export_memory.py [--n 25000] [--repeat 3] [--base /tmp/export-base]
+                                             [--representations tokens]
 
-The rows are benchmarks/bench_dask_job.py's candidates (the fixture's 1,719 published methods, perturbed; half
-triplets, half pairs), numbered and dealt 8/1/1 to train/eval/test, written as the split stage writes them.
-``--base`` is a checkout of the export before streaming (``git worktree add /tmp/export-base 9096cf9``). Each
-export runs in a fresh interpreter that imports revmine from one checkout (PYTHONPATH) and reports its own peak
-resident set (VmHWM, see :func:`peak_mib`), together with that of an interpreter that only imports the export (what the
-interpreter, pyarrow and revmine cost before any row). Runs alternate between the two versions; figures are the
-median of ``--repeat`` runs with the spread (min-max). The outputs are compared file by file: text files and the
-card must be byte-identical; a Parquet file must be byte-identical up to 10,000 rows (one row group either way)
-and hold the same table beyond (row groups of 10,000 rows instead of one).
+The rows are ``bench_stage_memory.realistic``'s (``bench_dask_job``'s candidates from the fixture's 1,719
+published methods, with the published raw methods as m_s and m_r: about 2 KiB a row; half triplets, half
+pairs), numbered and dealt 8/1/1 to train/eval/test, in row groups of ``reorder.BUCKET_ROWS`` as the split
+stage writes them. ``--base`` is a checkout of the export before streaming (``git worktree add
+/tmp/export-base 9096cf9``). Each export runs in a fresh interpreter importing revmine from one checkout
+(PYTHONPATH), whose peak resident set (``VmHWM``, ``memory.peak_mib``) is the figure, beside that of an
+interpreter that only imports the export. Runs alternate between the versions; figures are the median of
+``--repeat`` runs with the spread (min-max), and the growth per row, (peak at 4N - peak at N) / 3N. The
+outputs are compared file by file: text files and the card byte-identical, a Parquet file byte-identical up
+to ``export.ROW_GROUP_ROWS`` rows (one row group either way), the same table beyond (row groups of that size
+instead of one).
 
-Measured 2026-11-25 on the 2-core machine shared with other jobs, default formats (Parquet, OpenNMT, JSON
-Lines), 3 runs each:
-
-    FIGURES
-
-The streaming export's peak stays where the import leaves it plus a few batches and one row group per kind,
-while the whole-table export's grows with the rows (the table, then every row as a Python dict for JSON Lines).
+FIGURES
 """
 
 from __future__ import annotations
@@ -34,28 +31,30 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_dask_job import candidates
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_stage_memory import realistic  # noqa: E402
+from memory import peak_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLIT_OF = ("train",) * 8 + ("eval", "test")  # row i goes to SPLIT_OF[i % 10]
 LABELS = {"old": "whole tables (old)", "new": "streaming (new)"}
 
 
-def make_splits(n: int, seed: int, out: Path, row_group_rows: int | None) -> None:
-    """``n`` dataset rows (the schema of the split stage's output) in ``out/{train,eval,test}.parquet``, in row
-    groups of ``row_group_rows`` (None: one, as the split stage writes them whole)."""
+def make_splits(n: int, seed: int, out: Path) -> None:
+    """``n`` dataset rows in ``out/{train,eval,test}.parquet``, as the split stage writes them."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from revmine.reorder import BUCKET_ROWS
     from revmine.schema import DATASET_SCHEMA
     from revmine.store import RowGroupWriter
 
-    table = candidates(n, seed)
+    table = realistic(n, seed)
     ids = pa.array([f"row{i:08d}" for i in range(n)])
     names = pa.array([SPLIT_OF[i % 10] for i in range(n)])
     table = table.add_column(0, "id", ids).add_column(1, "split", names).add_column(2, "cluster_id", ids)
     for name in ("train", "eval", "test"):
-        with RowGroupWriter(out / f"{name}.parquet", DATASET_SCHEMA, row_group_rows or n) as writer:
+        with RowGroupWriter(out / f"{name}.parquet", DATASET_SCHEMA, BUCKET_ROWS) as writer:
             writer.write(table.filter(pc.equal(table.column("split"), name)))
 
 
@@ -67,16 +66,6 @@ def child(splits: str, out: str, representations: str) -> dict:
     if splits:
         export_dataset(splits, out, ExportOptions(representations=tuple(filter(None, representations.split(",")))))
     return {"mib": peak_mib(), "seconds": time.perf_counter() - started}
-
-
-def peak_mib() -> float:
-    """This process's peak resident set in MiB: VmHWM, which belongs to the program exec'd. Not ``ru_maxrss``: Linux
-    carries it over exec from the parent's memory (Python spawns with vfork), so a child of a parent holding
-    400 MiB of generated rows reported 449 MiB where it used 290."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise OSError("no VmHWM in /proc/self/status (Linux only)")
 
 
 def run(code: Path, splits: Path | str, out: Path | str, representations: str) -> dict:
@@ -110,8 +99,6 @@ def main() -> None:
     parser.add_argument("--base", type=Path, default=Path("/tmp/export-base"))
     parser.add_argument("--representations", default="", help="e.g. tokens (spt is slow on 100,000 rows)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--split-row-groups", type=int, default=None,
-                        help="rows per row group of the splits read (default: one row group, as split writes them)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # SPLITS OUT REPRESENTATIONS: JSON on stdout
     args = parser.parse_args()
     if args.child:
@@ -120,27 +107,32 @@ def main() -> None:
     if not (args.base / "revmine" / "dataset" / "export.py").is_file():
         sys.exit(f"{args.base}: no checkout of the old export; make one: git worktree add {args.base} 9096cf9")
     versions = {"old": args.base, "new": ROOT}
-    print(f"export of N = {args.n:,} and 4N rows, default formats, splits in "
-          f"{f'row groups of {args.split_row_groups:,} rows' if args.split_row_groups else 'one row group'}"
+    sizes = (args.n, 4 * args.n)
+    print(f"export of {sizes[0]:,} and {sizes[1]:,} rows, default formats"
           f"{', representations ' + args.representations if args.representations else ''}; "
-          f"{args.repeat} runs per size and version, alternating")
-    for label, code in versions.items():
-        imports = [run(code, "", "", "")["mib"] for _ in range(args.repeat)]
-        print(f"{LABELS[label]:>18}: import only {statistics.median(imports):.0f} MiB (spread {min(imports):.0f}-"
-              f"{max(imports):.0f})")
+          f"{args.repeat} runs per size and version, alternating; peak resident memory in MiB, median (spread)")
     with tempfile.TemporaryDirectory() as tmp:
-        for n in (args.n, 4 * args.n):
-            splits = Path(tmp) / f"splits-{n}"
-            make_splits(n, args.seed, splits, args.split_row_groups)
-            runs: dict[str, list[dict]] = {label: [] for label in versions}
-            for r in range(args.repeat):
-                for label, code in versions.items():
-                    runs[label].append(run(code, splits, Path(tmp) / f"{n}-{label}-{r}", args.representations))
-            for label, done in runs.items():
-                mib, seconds = [d["mib"] for d in done], [d["seconds"] for d in done]
-                print(f"{n:>9,} rows, {LABELS[label]:>18}: peak {statistics.median(mib):5.0f} MiB (spread {min(mib):.0f}-"
-                      f"{max(mib):.0f}), {statistics.median(seconds):5.1f} s (spread {min(seconds):.1f}-{max(seconds):.1f})")
-            print(f"{n:>9,} rows, outputs old vs new: {compare(Path(tmp) / f'{n}-old-0', Path(tmp) / f'{n}-new-0')}")
+        runs: dict[tuple[str, int], list[dict]] = {}
+        for n in sizes:
+            make_splits(n, args.seed, Path(tmp) / f"splits-{n}")
+        for r in range(args.repeat):
+            for label, code in versions.items():
+                runs.setdefault((label, 0), []).append(run(code, "", "", ""))
+                for n in sizes:
+                    out = Path(tmp) / f"{n}-{label}-{r}"
+                    runs.setdefault((label, n), []).append(run(code, Path(tmp) / f"splits-{n}", out,
+                                                               args.representations))
+        for n in sizes:
+            print(f"{n:>9,} rows, files old vs new: {compare(Path(tmp) / f'{n}-old-0', Path(tmp) / f'{n}-new-0')}")
+        for label in versions:
+            peaks = {n: [run["mib"] for run in runs[(label, n)]] for n in (0, *sizes)}
+            median = {n: statistics.median(p) for n, p in peaks.items()}
+            growth = (median[sizes[1]] - median[sizes[0]]) * 2 ** 20 / (sizes[1] - sizes[0])
+            seconds = [run["seconds"] for run in runs[(label, sizes[1])]]
+            print(f"{LABELS[label]:>18}: import {median[0]:,.0f}; " + "; ".join(
+                f"{n:,}: {median[n]:,.0f} ({min(peaks[n]):,.0f}-{max(peaks[n]):,.0f})" for n in sizes)
+                + f"; growth {growth:,.0f} bytes/row; {statistics.median(seconds):.1f} s at {sizes[1]:,} "
+                  f"({min(seconds):.1f}-{max(seconds):.1f})")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from revmine.errors import InputError
 from revmine.filters.stage import FilterOptions, filter_candidates
 from revmine.near_duplicates import NearDuplicateConfig
 from revmine.schema import DATASET_SCHEMA, ROUNDS_SCHEMA
-from revmine.store import write_table
+from revmine.store import RowGroupWriter, write_table
 from test_dataset_filters import candidate, table_of
 from test_duplicates import brute_force_pairs, threshold_pairs
 
@@ -387,6 +387,21 @@ def test_streamed_export_writes_fixed_row_groups_that_load_whole(tmp_path, filte
     assert files == {name: data for name, data in _tree(tmp_path / "whole").items() if not name.startswith("data/")}
     offline_hf(monkeypatch, tmp_path / "hf")
     load_every_split(tmp_path / "streamed", streamed, tmp_path / "hf")
+
+
+def test_row_group_writer_writes_no_rows_as_pyarrow_does_and_nothing_on_an_error(tmp_path):
+    with RowGroupWriter(tmp_path / "empty.parquet", DATASET_SCHEMA, 10):
+        pass
+    pq.write_table(DATASET_SCHEMA.empty_table(), tmp_path / "expected.parquet", compression="zstd")
+    assert (tmp_path / "empty.parquet").read_bytes() == (tmp_path / "expected.parquet").read_bytes()
+    assert pq.ParquetFile(tmp_path / "empty.parquet").num_row_groups == 1  # one empty group, as an empty split had
+    rows = table_of([candidate()] * 25).add_column(0, "id", pa.array(["x"] * 25))
+    rows = rows.add_column(1, "split", pa.array(["test"] * 25)).add_column(2, "cluster_id", pa.array(["x"] * 25))
+    with pytest.raises(RuntimeError, match="disk full"):
+        with RowGroupWriter(tmp_path / "failed.parquet", DATASET_SCHEMA, 10) as writer:
+            writer.write(rows)  # two row groups written, five rows pending
+            raise RuntimeError("disk full")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.parquet", "expected.parquet"]
 
 
 def test_export_failing_mid_stream_leaves_the_previous_output_untouched(tmp_path, filtered, monkeypatch):
