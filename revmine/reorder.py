@@ -6,8 +6,9 @@ code. Holding the whole table to ``take`` from it made their memory grow with th
 is appended, as it streams by, to a spill file of its destination's *bucket* (positions ``[b * B, (b+1) *
 B)``, Arrow IPC compressed with LZ4, in a temporary folder); at the end each destination's buckets are read
 back one at a time, sorted by position and written to it. Two passes over the data, the memory of one
-bucket; the row groups written are the buckets, so the bytes depend on the positions only, never on how
-the input was batched. An external bucket sort rather than a library's: pyarrow's sort does not spill,
+bucket; what a destination receives depends on the positions only, never on how the input was batched
+(the stages write to :class:`revmine.store.RowGroupWriter`, whose row groups do not depend on the buckets
+either). An external bucket sort rather than a library's: pyarrow's sort does not spill,
 and DuckDB or polars would write their own Parquet, without the schema tags and atomic writes of
 :mod:`revmine.store`.
 """

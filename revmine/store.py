@@ -149,6 +149,12 @@ class AtomicParquetWriter:
         return bool(self._ctx.__exit__(exc_type, exc, tb))
 
 
+#: rows per row group of the Parquet files the streaming stages write (filter, split, export; the last one
+#: fewer): a file of at most this many rows is one row group, byte for byte what writing it whole gave, and a
+#: writer holds at most one row group
+ROW_GROUP_ROWS = 10_000
+
+
 class RowGroupWriter(AtomicParquetWriter):
     """An :class:`AtomicParquetWriter` whose row groups hold ``row_group_rows`` rows each (the last one fewer),
     however the rows arrive: the file's bytes are those of ``pq.write_table(whole, row_group_size=row_group_rows)``

@@ -71,7 +71,7 @@ from ..representations import simplified_parse_tree, spt_size, spt_tokens, token
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
-from ..store import Parts, RowGroupWriter, atomic_text, read_table, write_text
+from ..store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
 from ..textio import read_lines
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import SPLITS, SUMMARY_FILE
@@ -90,9 +90,6 @@ CODE_COLUMNS = (("m_s", False), ("m_r", False), ("m_s_abstract", True), ("m_r_ab
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
 #: rows read at a time, and formatted per call (an engine's task): 500 rows' SPTs are ~2 s of CPU and ~25 MB of JSON
 BATCH_ROWS = 500
-#: rows per row group of the Hugging Face Parquet files (the last one fewer); a file of at most this many rows is
-#: one row group, as when it was written whole (store.RowGroupWriter); memory holds one row group per kind
-ROW_GROUP_ROWS = 10_000
 #: OpenNMT files per kind: file prefix -> column (the replication package's names).
 OPENNMT_FILES = {
     TRIPLET: {"src": "m_s_abstract", "src1": "comment_abstract", "src2": "m_s_marked", "tgt": "m_r_abstract"},

@@ -52,7 +52,7 @@ from ..rows import (
 )
 from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
 from ..staging import staged_directory
-from ..store import AtomicParquetWriter, read_table, write_json
+from ..store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
@@ -138,9 +138,9 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     out_dir = Path(out_dir)
     with staged_directory(out_dir, (*(f"{name}.parquet" for name in SPLITS), DROPPED_FILE, SUMMARY_FILE)) as staging:
         with contextlib.ExitStack() as stack:
-            sinks = [stack.enter_context(AtomicParquetWriter(staging / f"{name}.parquet", DATASET_SCHEMA))
+            sinks = [stack.enter_context(RowGroupWriter(staging / f"{name}.parquet", DATASET_SCHEMA, ROW_GROUP_ROWS))
                      for name in SPLITS]
-            sinks.append(stack.enter_context(AtomicParquetWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)))
+            sinks.append(stack.enter_context(RowGroupWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA, ROW_GROUP_ROWS)))
             reorder = stack.enter_context(Reorder(sinks, spill_dir=staging))
             for start, batch in source.batches():
                 end = start + batch.num_rows

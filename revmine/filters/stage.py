@@ -74,7 +74,7 @@ from ..rows import (
 )
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
 from ..staging import staged_directory
-from ..store import AtomicParquetWriter, write_table, write_text
+from ..store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
 from . import tufano2021
 
 __all__ = [
@@ -374,8 +374,8 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     is_kept[alive] = True
     del rows, table
     with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
-        with AtomicParquetWriter(staging / KEPT_FILE, FILTERED_SCHEMA) as kept, \
-                AtomicParquetWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA) as dropped, \
+        with RowGroupWriter(staging / KEPT_FILE, FILTERED_SCHEMA, ROW_GROUP_ROWS) as kept, \
+                RowGroupWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA, ROW_GROUP_ROWS) as dropped, \
                 Reorder([dropped], spill_dir=staging) as reorder:
             for start, batch in source.batches():
                 end = start + batch.num_rows
