@@ -141,7 +141,7 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
         split_dataset(filtered["kept_path"], out / "splits", SplitOptions(engine=on))
         timings["split"] = time.perf_counter() - ready - timings["filter"]
         export_dataset(out / "splits", out / "dataset",
-                       ExportOptions(filter_report=out / "filtered" / "filter_report.parquet"))
+                       ExportOptions(filter_report=out / "filtered" / "filter_report.parquet", engine=on))
         seconds = time.perf_counter() - ready
         timings["export"] = seconds - timings["filter"] - timings["split"]
         if engine_name == "dask":  # sent whole: the workers need not find the benchmarks' folder
