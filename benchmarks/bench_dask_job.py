@@ -9,12 +9,12 @@ methods: 80% are a published row with 4 to 8 tokens of m_s and m_r replaced by t
 (a new method, so the join has a realistic share of false candidates), 12% are one to three token edits of
 an earlier candidate (near-duplicates) and 3% exact copies; half are pairs, 3% of the triplets carry a
 comment by the change's owner. Every run gets a fresh output folder and, on Dask, a fresh cluster, and runs
-in its own process (so ``ru_maxrss`` is its own); both engines' outputs are checked to be byte-identical.
+in its own process (so its peak memory, ``VmHWM``, is its own); both engines' outputs are checked to be byte-identical.
 
 Figures: wall-clock seconds of the three stages (the Dask cluster's start-up is reported apart), median of
 ``--repeat`` runs and the spread (min-max); CPU seconds of the client and the workers together (what the
 engine costs in work, steadier than wall clock on a shared machine); peak resident memory of the client and,
-on Dask, of each worker (``ru_maxrss`` of the worker process, read on the worker after the run).
+on Dask, of each worker (``VmHWM`` of the worker process, read on the worker after the run).
 
 Measured 2026-11-24 on the 2-core machine shared with other jobs (load average 4 to 5 throughout), 100,000
 candidates, 3 runs each, outputs byte-identical (21,107 rows kept):
@@ -45,6 +45,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import memory  # noqa: E402  (the benchmarks' folder is the script's path)
+from memory import peak_mib  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "tufano2021"
 
@@ -114,11 +117,6 @@ def candidates(n: int, seed: int) -> "pa.Table":
     return pa.Table.from_pylist(rows, schema=CANDIDATES_SCHEMA)
 
 
-def peak_mib() -> float:
-    """Peak resident set size of the calling process, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def cpu_seconds() -> float:
     """CPU time (user + system) of the calling process so far."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -143,9 +141,13 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
         split_dataset(filtered["kept_path"], out / "splits", SplitOptions(engine=on))
         timings["split"] = time.perf_counter() - ready - timings["filter"]
         export_dataset(out / "splits", out / "dataset",
-                       ExportOptions(filter_report=out / "filtered" / "filter_report.parquet"))
+                       ExportOptions(filter_report=out / "filtered" / "filter_report.parquet", engine=on))
         seconds = time.perf_counter() - ready
         timings["export"] = seconds - timings["filter"] - timings["split"]
+        if engine_name == "dask":  # sent whole: the workers need not find the benchmarks' folder
+            import cloudpickle
+
+            cloudpickle.register_pickle_by_value(memory)
         worker_mib = sorted(engine.client.run(peak_mib).values()) if engine_name == "dask" else []
         cpu = cpu_seconds() - cpu_before
         cpu += sum(engine.client.run(cpu_seconds).values()) - workers_before if engine_name == "dask" else 0.0

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from memory import peak_mib  # the benchmarks' folder is the script's path
 
 FIXTURE = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "tufano2021"
 GOAL_SECONDS = 300.0
@@ -98,7 +99,7 @@ def run_one(folder: Path, engine: str) -> dict:
     summary, table = check_overlap(folder / "new", folder / "benchmark.parquet", engine=engine,
                                    workers=2 if engine == "dask" else None)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_mib()
     found = {m: sum(s[m] for s in summary["splits"].values()) for m in ("exact", "near")}
     return {"seconds": seconds, "cpu": cpu, "peak_mib": peak, "found": found,
             "rows": sum(s["rows"] for s in summary["splits"].values())}

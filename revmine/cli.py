@@ -581,14 +581,18 @@ def _stage_engine(args: argparse.Namespace) -> Iterator[Any]:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     from .dataset.export import ExportOptions
 
-    _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"), _run_export,
-                   stdin=False, help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
+    p = _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"),
+                       _run_export, stdin=False,
+                       help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
+    _add_engine_arguments(p)
 
 
 def _run_export(args: argparse.Namespace) -> int:
     from .dataset.export import ExportOptions, export_dataset
 
-    _emit(args, export_dataset(args.splits, args.out, from_args(ExportOptions, args)))
+    with _stage_engine(args) as engine:
+        result = export_dataset(args.splits, args.out, from_args(ExportOptions, args, engine=engine))
+    _emit(args, result)
     return 0
 
 

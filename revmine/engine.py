@@ -229,7 +229,7 @@ class EngineOptions:
     """
 
     engine: str = option("local", "local (this process) or dask (pip install 'revmine[dask]'): every stage "
-                                  "that can (mine, preprocess, filter, split, score) runs its work there", choices=ENGINES)
+                                  "that can (mine, preprocess, filter, split, export, score) runs its work there", choices=ENGINES)
     workers: int | None = option(None, "Dask worker processes of a local cluster (default: the cores)", type=int,
                                  min=1)
     scheduler: str | None = option(None, "address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786 "

@@ -26,8 +26,10 @@ How many false candidates a group lets through depends on how much it tells sets
 dealt to groups by the entropy of their presence (a token in every document tells nothing), each to the
 group with the least so far. Abstracted code has a small vocabulary (keywords, punctuation, ``VAR_1``),
 where prefix filtering (PPJoin) degenerates, but presence *and absence* of its tokens still separate
-methods well. On the benchmark (``benchmarks/bench_near_duplicates.py``, 2 cores) 100k methods take 7 s and
-370 MiB (the LSH it replaces: 36 s, 950 MiB), x12 CPU time for x10 methods.
+methods well. On the benchmark (``benchmarks/bench_near_duplicates.py``, 2 cores, median of 3) 100k methods
+take 5.7 s of CPU and 374 MiB (the LSH it replaces: 36 s, 950 MiB); 1M take 125 s and 2,902 MiB, x22 the CPU
+for x10 methods: on the benchmark's fixed vocabulary of about 100 tokens more methods share each key (3.4
+look-ups a method at 100k, 30 at 1M), while the candidates passing the first check grow linearly.
 
 Documents with identical bags are collapsed first (abstracted code repeats a lot: getters, setters): only
 the first is indexed. A candidate pair already in one cluster is not verified again, since it could not

@@ -18,9 +18,9 @@ Where a stage runs is not what it makes: every stage writes the same bytes on ev
 workers, so the engine settings (in :data:`UNFINGERPRINTED`) are in no fingerprint, and a job begun
 in-process may be resumed on a cluster. On Dask, one cluster serves the whole run: preprocess maps its
 batches of rounds, the filter its noise classifier (comments in chunks) and near-duplicate join
-(partitioned), the split its near-duplicate join, score its chunks of predictions; mining spreads its
-projects over the workers (a job of recordings is mined here); export runs as it does in-process (see
-docs/architecture.md).
+(partitioned), the split its near-duplicate join, export its per-row formatting and representations (chunks
+of rows; the files are written here), score its chunks of predictions; mining spreads its projects over the
+workers (a job of recordings is mined here).
 """
 
 from __future__ import annotations
@@ -283,7 +283,8 @@ def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     from .dataset.export import export_dataset
 
     target = job.out / "dataset"
-    opts = dataclasses.replace(job.options["export"], filter_report=job.out / "filtered" / "filter_report.parquet")
+    opts = dataclasses.replace(job.options["export"], filter_report=job.out / "filtered" / "filter_report.parquet",
+                               engine=ctx.engine if ctx.distributed else None)
     result = export_dataset(job.out / "splits", target, opts)
     return _brief(result), [target / "README.md"]
 

@@ -9,19 +9,21 @@ It lives apart from the stages so that none imports another's helpers. Error loc
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import InputError
 from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
-from .store import check_columns, read_table
+from .store import Parts, check_columns
 
 __all__ = [
     "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "SPLITS", "TRIPLET", "CandidateRows", "cluster_names",
-    "dropped_rows", "duplicate_key", "keep_one_per_cluster", "load_candidates", "stable_id", "with_ids",
+    "BATCH_ROWS", "CandidateFile", "ID_COLUMNS", "PASSENGER_COLUMNS", "dropped_rows", "duplicate_key",
+    "keep_one_per_cluster", "stable_id", "with_ids",
 ]
 
 TRIPLET, PAIR = "triplet", "pair"
@@ -34,6 +36,10 @@ CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
 DUPLICATE_FIELDS: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")
 
 
+#: What a row's id is a hash of (:func:`stable_id`'s arguments).
+ID_COLUMNS = ("kind", "round_id", "path", "comment_id", "signature", "start_line_before")
+
+
 def stable_id(kind: str, round_id: str, path: str | None, comment_id: str | None, signature: str,
               start_line_before: int) -> str:
     """A row's id: a hash of where it comes from (round, file, comment, method), the same in every run."""
@@ -44,8 +50,7 @@ def stable_id(kind: str, round_id: str, path: str | None, comment_id: str | None
 def with_ids(table: pa.Table, origin: str | Path | None = None) -> pa.Table:
     """``table`` with an ``id`` column first (computed from provenance when absent); ids must be unique."""
     if "id" not in table.column_names:
-        columns = [table.column(n).to_pylist() for n in
-                   ("kind", "round_id", "path", "comment_id", "signature", "start_line_before")]
+        columns = [table.column(n).to_pylist() for n in ID_COLUMNS]
         table = table.add_column(0, "id", pa.array([stable_id(*values) for values in zip(*columns)], pa.string()))
     seen: dict[str, int] = {}
     for row, value in enumerate(table.column("id").to_pylist(), start=1):
@@ -56,35 +61,105 @@ def with_ids(table: pa.Table, origin: str | Path | None = None) -> pa.Table:
     return table
 
 
-def load_candidates(source: str | Path | pa.Table, accept: tuple[str, ...] = (CANDIDATES_TAG,)
-                    ) -> tuple[pa.Table, Path | None]:
-    """Read and check a table of candidates (a path or an in-memory table) whose schema tag is one of
-    ``accept``; returns it (with its ``id`` and ``cluster_id`` columns, if any) and its path."""
-    path = None if isinstance(source, pa.Table) else Path(source)
-    table = source if isinstance(source, pa.Table) else read_table(path)
-    found = schema_id(table.schema)
-    if path is not None and found is not None and found not in accept:
-        raise InputError(path, f"expected a {' or '.join(accept)} file, found {found}")
-    check_columns(path, table.schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
-    for f in CANDIDATES_SCHEMA:
-        if not f.nullable and table.column(f.name).null_count:
-            row = pc.index(pc.is_null(table.column(f.name)), True).as_py() + 1
-            raise InputError(path, f"row {row}: empty value in a required column", line=row, field=f.name)
-    kinds = table.column("kind").to_pylist()
-    bad = next((row for row, value in enumerate(kinds, start=1) if value not in KINDS), None)
-    if bad is not None:
-        raise InputError(path, f"row {bad}: kind {kinds[bad - 1]!r} is not one of {KINDS}", line=bad, field="kind")
-    marked = table.column("m_s_marked").to_pylist()
-    bad = next((row for row, (kind, value) in enumerate(zip(kinds, marked), start=1)
-                if kind == TRIPLET and value is None), None)
-    if bad is not None:  # src2 of the export would get an empty line
-        raise InputError(path, f"row {bad}: a triplet without m_s_marked", line=bad, field="m_s_marked")
-    extra = [n for n in ("id", "cluster_id") if n in table.column_names]  # given by the caller or a stage
-    return table.select([*extra, *CANDIDATES_SCHEMA.names]), path
+#: Columns no filter or split decision reads: the first pass leaves them out, the writing pass streams them.
+PASSENGER_COLUMNS = ("m_s", "m_r", "abstraction_map", "abstraction_ids", "m_s_marked")
+#: Rows read at a time by the passes over a candidate file.
+BATCH_ROWS = 16_384
+
+
+class CandidateFile:
+    """A table of candidates (a Parquet file, a folder of parts, or a table in memory) read in batches.
+
+    Filter and split decide on a few columns of every row, then copy whole rows to their outputs; holding
+    the whole table (raw code, maps) in memory for that made their peak grow with the corpus at several
+    KiB a row. :meth:`working` is the first pass: it checks every batch (schema tag, required values,
+    kinds, a triplet's ``m_s_marked``), gives rows their ``id`` and checks ids are unique, and returns the
+    table without :data:`PASSENGER_COLUMNS`; :meth:`batches` is the writing pass, whole rows a batch at a
+    time, in the same order.
+    """
+
+    def __init__(self, source: str | Path | pa.Table, accept: tuple[str, ...] = (CANDIDATES_TAG,),
+                 given_clusters: bool = True, batch_rows: int | None = None):
+        self.path = None if isinstance(source, pa.Table) else Path(source)
+        self._table = source if isinstance(source, pa.Table) else None
+        self._parts = None if self.path is None else Parts(self.path)
+        self.schema = schema = self._parts.schema if self._parts is not None else source.schema
+        found = schema_id(schema)
+        if self.path is not None and found is not None and found not in accept:
+            raise InputError(self.path, f"expected a {' or '.join(accept)} file, found {found}")
+        check_columns(self.path, schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
+        #: given by the caller or a stage before this one (``given_clusters=False``: a cluster_id is not read)
+        self.extra = [n for n in ("id", "cluster_id")[:2 if given_clusters else 1] if n in schema.names]
+        self.batch_rows = batch_rows or BATCH_ROWS
+
+    def batches(self, columns: Sequence[str] | None = None) -> Iterator[tuple[int, pa.Table]]:
+        """(first row, rows) in file order: ``id``, any ``cluster_id``, then ``columns`` (default: every
+        candidate column); ids are computed from provenance where the input has none."""
+        columns = list(columns or CANDIDATES_SCHEMA.names)
+        given = [n for n in self.extra if n != "id"]
+        derive = "id" not in self.extra
+        read = list(dict.fromkeys([*self.extra, *columns, *(ID_COLUMNS if derive else ())]))
+        if self._parts is not None:
+            batches = self._parts.iter_batches(self.batch_rows, columns=read)
+        else:
+            batches = self._table.select(read).to_batches(max_chunksize=self.batch_rows)
+        start = 0
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            if derive:
+                values = zip(*(table.column(n).to_pylist() for n in ID_COLUMNS))
+                table = table.append_column("id", pa.array([stable_id(*v) for v in values], pa.string()))
+            self._check_required(start, table)
+            yield start, table.select(["id", *given, *columns])
+            start += table.num_rows
+
+    def _schema(self, columns: Sequence[str]) -> pa.Schema:
+        return pa.schema([pa.field("id", pa.string()), *(self.schema.field(n) for n in
+                                                         [*(n for n in self.extra if n != "id"), *columns])])
+
+    def working(self) -> pa.Table:
+        """Every row without the passenger columns, checked (see the class); ids unique."""
+        light = [n for n in CANDIDATES_SCHEMA.names if n not in PASSENGER_COLUMNS]
+        seen: dict[str, int] = {}
+        parts = []
+        for start, table in self.batches([*light, "m_s_marked"]):
+            self._check(start, table)
+            for row, value in enumerate(table.column("id").to_pylist(), start=start + 1):
+                if value in seen:
+                    raise InputError(self.path, f"rows {seen[value]} and {row} have the same provenance (id {value}); "
+                                                "a candidate is listed twice", line=row, field="id")
+                seen[value] = row
+            parts.append(table.drop_columns(["m_s_marked"]))
+        return pa.concat_tables(parts).combine_chunks() if parts else self._schema(light).empty_table()
+
+    def _check_required(self, start: int, table: pa.Table) -> None:
+        """No empty value in a required column of the batch (rows numbered from 1 in the file); a passenger
+        column is checked as it streams, before its batch is written (outputs are staged: nothing is left)."""
+        for f in CANDIDATES_SCHEMA:
+            if f.name in table.column_names and not f.nullable and table.column(f.name).null_count:
+                row = start + pc.index(pc.is_null(table.column(f.name)), True).as_py() + 1
+                raise InputError(self.path, f"row {row}: empty value in a required column", line=row, field=f.name)
+
+    def _check(self, start: int, table: pa.Table) -> None:
+        """Kinds and a triplet's m_s_marked of one batch (rows numbered from 1 in the file)."""
+        kinds = table.column("kind").to_pylist()
+        bad = next((i for i, value in enumerate(kinds) if value not in KINDS), None)
+        if bad is not None:
+            raise InputError(self.path, f"row {start + bad + 1}: kind {kinds[bad]!r} is not one of {KINDS}",
+                             line=start + bad + 1, field="kind")
+        marked = table.column("m_s_marked").to_pylist()
+        bad = next((i for i, (kind, value) in enumerate(zip(kinds, marked)) if kind == TRIPLET and value is None), None)
+        if bad is not None:  # src2 of the export would get an empty line
+            raise InputError(self.path, f"row {start + bad + 1}: a triplet without m_s_marked",
+                             line=start + bad + 1, field="m_s_marked")
 
 
 class CandidateRows:
-    """The candidate table as Python columns, each converted (and tokenised) once and shared by the filters."""
+    """The candidate table as Python columns, each converted (and tokenised) once and shared by the filters.
+
+    Tokens are interned: abstracted code has a small vocabulary (keywords, ``VAR_1``...), so a token list
+    costs a pointer a token instead of a string object a token (about 6x less on the 2021 split).
+    """
 
     def __init__(self, table: pa.Table):
         self.table = table
@@ -101,14 +176,22 @@ class CandidateRows:
 
     def tokens(self, name: str) -> list[list[str]]:
         if name not in self._tokens:
-            self._tokens[name] = [(text or "").split() for text in self.col(name)]
+            column = self.table.column(name)
+            self._tokens[name] = [list(map(sys.intern, text.split())) if text else []
+                                  for start in range(0, len(column), BATCH_ROWS)
+                                  for text in column.slice(start, BATCH_ROWS).to_pylist()]
         return self._tokens[name]
 
     def bags(self, rows: Iterable[int], fields: Sequence[str] = DUPLICATE_FIELDS) -> list[list[str]]:
         """Each row's near-duplicate document: the tokens of ``fields``, each tagged with its field's
-        position so that a token of m_s never matches the same token of m_r."""
+        position so that a token of m_s never matches the same token of m_r (one string per distinct
+        tagged token, shared by every row that has it)."""
         field_tokens = [self.tokens(name) for name in fields]
-        return [[f"{f}\x1f{t}" for f, tokens in enumerate(field_tokens) for t in tokens[i]] for i in rows]
+        tagged: dict[tuple[int, str], str] = {}
+
+        def tag(f: int, token: str) -> str:
+            return tagged.get((f, token)) or tagged.setdefault((f, token), f"{f}\x1f{token}")
+        return [[tag(f, t) for f, tokens in enumerate(field_tokens) for t in tokens[i]] for i in rows]
 
 
 def cluster_names(labels: Sequence[int], names: Sequence[str]) -> list[str]:
@@ -142,12 +225,14 @@ def keep_one_per_cluster(rows: Sequence[int], cluster: Sequence[str] | Mapping[i
     return {i: keeper[key[i]] for i in rows}
 
 
-def dropped_rows(table: pa.Table, rows: list[int], name: str, details: list[str | None],
+def dropped_rows(table: pa.Table, rows: list[int], name: str | Sequence[str], details: list[str | None],
                  clusters: list[str] | None = None) -> pa.Table:
-    """Rows of ``table`` (with an ``id`` column) as dropped rows of filter ``name``, in the dropped schema."""
+    """Rows of ``table`` (with an ``id`` column) as dropped rows of filter ``name`` (or each row's filter),
+    in the dropped schema."""
     part = table.drop_columns([n for n in ("cluster_id", "split") if n in table.column_names]).take(
         pa.array(rows, pa.int64()))
-    part = part.append_column("filter", pa.array([name] * len(rows), pa.string()))
+    names = [name] * len(rows) if isinstance(name, str) else name
+    part = part.append_column("filter", pa.array(names, pa.string()))
     part = part.append_column("detail", pa.array(details, pa.string()))
     part = part.append_column("cluster_id", pa.array(clusters or [None] * len(rows), pa.string()))
     return part.select(FILTER_DROPPED_SCHEMA.names).cast(FILTER_DROPPED_SCHEMA)

@@ -15,7 +15,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TextIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -84,6 +84,14 @@ def write_json(dest: str | Path, obj: object) -> Path:
     return write_text(dest, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
+@contextlib.contextmanager
+def atomic_text(dest: str | Path) -> Iterator[TextIO]:
+    """A text file (UTF-8, ``\\n`` line ends) written piece by piece, that appears at ``dest`` only if the block
+    succeeds: for outputs too large to hold as one string."""
+    with atomic_path(dest) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        yield fh
+
+
 def write_table(table: pa.Table, dest: str | Path, schema: pa.Schema | None = None,
                 metadata: dict[str, str] | None = None) -> Path:
     """Atomically write ``table`` as Parquet, cast to ``schema`` (which carries the schema tag)."""
@@ -127,7 +135,8 @@ class AtomicParquetWriter:
         assert self._writer is not None
         if isinstance(table, pa.RecordBatch):
             table = pa.Table.from_batches([table])
-        self._writer.write_table(table.select(self.schema.names).cast(self.schema))
+        with writing(self.dest):  # named here: an error passing through another writer's block is not its
+            self._writer.write_table(table.select(self.schema.names).cast(self.schema))
         self.rows += table.num_rows
 
     def __exit__(self, exc_type, exc, tb) -> bool:
@@ -138,6 +147,53 @@ class AtomicParquetWriter:
             self._ctx.__exit__(type(close_error), close_error, close_error.__traceback__)
             raise
         return bool(self._ctx.__exit__(exc_type, exc, tb))
+
+
+#: rows per row group of the Parquet files the streaming stages write (filter, split, export; the last one
+#: fewer): a file of at most this many rows is one row group, byte for byte what writing it whole gave, and a
+#: writer holds at most one row group
+ROW_GROUP_ROWS = 10_000
+
+
+class RowGroupWriter(AtomicParquetWriter):
+    """An :class:`AtomicParquetWriter` whose row groups hold ``row_group_rows`` rows each (the last one fewer),
+    however the rows arrive: the file's bytes are those of ``pq.write_table(whole, row_group_size=row_group_rows)``
+    (measured with pyarrow 26), so a stage that streams its rows writes the file it wrote from the whole table.
+
+    A plain ParquetWriter starts a row group at every ``write``, so the batches a stage happens to read would
+    show in its output. Memory holds at most one row group's rows; a writer given no rows writes one empty row
+    group, as ``pq.write_table`` does for an empty table.
+    """
+
+    def __init__(self, dest: str | Path, schema: pa.Schema, row_group_rows: int):
+        super().__init__(dest, schema)
+        self.row_group_rows = row_group_rows
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = 0
+
+    def write(self, table: pa.Table | pa.RecordBatch) -> None:
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        self._pending += table.select(self.schema.names).cast(self.schema).to_batches()
+        self._pending_rows += table.num_rows
+        while self._pending_rows >= self.row_group_rows:
+            self._flush(self.row_group_rows)
+
+    def _flush(self, rows: int) -> None:
+        """Write the first ``rows`` pending rows as one row group (one contiguous chunk per column)."""
+        pending = pa.Table.from_batches(self._pending, self.schema)
+        super().write(pending.slice(0, rows).combine_chunks())
+        self._pending = pending.slice(rows).to_batches()
+        self._pending_rows -= rows
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None and (self._pending_rows or not self.rows):
+            try:
+                self._flush(self._pending_rows)
+            except BaseException as error:  # the temporary file must still go
+                super().__exit__(type(error), error, error.__traceback__)
+                raise
+        return super().__exit__(exc_type, exc, tb)
 
 
 def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns: list[str] | None = None

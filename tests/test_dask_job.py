@@ -7,9 +7,11 @@ address, as ``revmine run JOB --engine dask --scheduler tcp://...`` does.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import logging
+import math
 import random
 from pathlib import Path
 
@@ -17,6 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.cli import main
+from revmine.dataset import export
+from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SplitOptions, split_dataset
 from revmine.engine import open_engine
 from revmine.filters.stage import FilterOptions, filter_candidates
@@ -198,3 +202,44 @@ def test_filter_and_split_commands_write_the_same_bytes_on_dask(tmp_path: Path, 
     assert len(_digests(tmp_path / "dask")) == 4 + 5
     dropped = pq.read_table(tmp_path / "dask" / "filtered" / "dropped.parquet", columns=["filter"]).column(0)
     assert {"noise", "near_duplicate"} <= set(dropped.to_pylist())  # both engine steps had work
+
+
+def test_export_with_representations_is_byte_identical_on_dask(tmp_path: Path, tufano_dir: Path,
+                                                               scheduler: str) -> None:
+    """The fixture as ``revmine import tufano2021`` brings it, with token streams and SPTs: its chunks of rows
+    are formatted on the workers, one task each, and the client writes the in-process bytes."""
+    distributed = pytest.importorskip("distributed")
+    assert main(["import", "tufano2021", str(tufano_dir), "--out", str(tmp_path / "imported")]) == 0
+    options = ExportOptions(representations=("tokens", "spt"))
+    with pytest.warns(UserWarning, match="no rows in triplets: train, validation"):
+        export_dataset(tmp_path / "imported", tmp_path / "local", options)
+    with open_engine("dask", address=scheduler) as engine, distributed.get_task_stream(engine.client) as tasks:
+        with pytest.warns(UserWarning, match="no rows"):
+            export_dataset(tmp_path / "imported", tmp_path / "dask", dataclasses.replace(options, engine=engine))
+    files = _digests(tmp_path / "local")
+    assert len(files) == 3 * (1 + 4 + 1 + 1) + 1  # per split: Parquet, 4 OpenNMT, JSON Lines, representations; card
+    assert files == _digests(tmp_path / "dask")
+    assert len([t for t in tasks.data if t["key"].startswith("_call")]) == math.ceil(1719 / export.BATCH_ROWS)
+    # the SPT totals are summed over the chunks: methods are m_s and m_r of each of the 1,719 rows
+    assert "| triplets | test | 3,438 |" in (tmp_path / "dask" / "README.md").read_text()
+
+
+def test_export_command_writes_the_same_bytes_on_dask(tmp_path: Path, tufano_dir: Path, scheduler: str) -> None:
+    """Triplets and pairs in every split, every format and token streams, through ``revmine export``."""
+    split_dataset(table_of(_published_candidates(tufano_dir, copies=1500)), tmp_path / "splits")
+    for name, engine in (("local", []), ("dask", ["--engine", "dask", "--scheduler", scheduler])):
+        assert main(["export", "--splits", str(tmp_path / "splits"), "--out", str(tmp_path / name),
+                     "--representations", "tokens", *engine]) == 0
+    files = _digests(tmp_path / "local")
+    assert len(files) == 3 * (1 + 4 + 1 + 1) + 3 * (1 + 2 + 1 + 1) + 1
+    assert files == _digests(tmp_path / "dask")
+    train = pq.read_table(tmp_path / "splits" / "train.parquet", columns=["kind"]).column(0).to_pylist()
+    assert len(train) > 2 * export.BATCH_ROWS and set(train) == {"triplet", "pair"}  # chunks of both kinds
+
+
+@pytest.mark.parametrize("bad, message", [(["--engine", "spark"], "--engine"), (["--workers", "2"], "need engine 'dask'")])
+def test_export_command_refuses_bad_engine_settings(tmp_path: Path, bad: list[str], message: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "--splits", str(tmp_path), "--out", str(tmp_path / "out"), *bad]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

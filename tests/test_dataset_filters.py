@@ -278,3 +278,52 @@ def test_skipped_filters_are_reported_as_skipped(tmp_path):
     assert not next(r for r in report if r["filter"] == "noise")["ran"]
     with pytest.raises(InputError, match='skip: must be a list of strings from .*, not "spelling"'):
         FilterOptions(skip=frozenset({"spelling"}))
+
+
+def test_batches_and_buckets_do_not_change_what_filter_and_split_write(tmp_path, tufano_dir, monkeypatch):
+    """Filter and split read their input a batch at a time and spill rows to buckets; tiny batches and
+    buckets (hundreds of each over the 1,719 published rows, several filters dropping) write the same rows in
+    the same order as one batch and one bucket do."""
+    from revmine import reorder, rows as rows_module
+    from revmine.dataset.split import split_dataset
+
+    published = _published_triplets(tufano_dir)
+    for row in published[::9]:
+        row["comment_is_owner"] = True
+    for row in published[4::13]:
+        row["m_r_abstract"] = " ".join(["VAR_1"] * 101)
+    data = table_of(published + [candidate(kind="pair") for _ in range(40)])
+    outputs = {}
+    for label, batch, bucket in (("whole", 10_000, 10_000), ("tiny", 7, 5)):
+        monkeypatch.setattr(rows_module, "BATCH_ROWS", batch)
+        monkeypatch.setattr(reorder, "BUCKET_ROWS", bucket)
+        summary = filter_candidates(data, tmp_path / label / "filtered", FilterOptions(is_noise=never_noise))
+        split_dataset(summary["kept_path"], tmp_path / label / "splits")
+        outputs[label] = {path.relative_to(tmp_path / label).as_posix(): pq.read_table(path)
+                          for path in sorted((tmp_path / label).rglob("*.parquet"))}
+    assert len(outputs["whole"]["filtered/dropped.parquet"].column("filter").unique()) >= 2
+    assert outputs["whole"]["splits/train.parquet"].num_rows > 0
+    assert outputs["whole"].keys() == outputs["tiny"].keys()
+    for path, table in outputs["whole"].items():
+        assert table.equals(outputs["tiny"][path]), path
+
+
+def test_a_bad_row_past_the_first_batch_is_named_by_its_row_in_the_file(tmp_path, monkeypatch):
+    from revmine import rows as rows_module
+
+    monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
+    bad = table_of([candidate(), candidate(), candidate(), candidate(), candidate(m_s_marked=None)])
+    with pytest.raises(InputError, match=r":5 \[m_s_marked\]: row 5: a triplet without m_s_marked"):
+        filter_candidates(bad, tmp_path, FilterOptions(is_noise=never_noise))
+    twice = table_of([candidate(), *[candidate()] * 2])
+    with pytest.raises(InputError, match=r":3 \[id\]: rows 2 and 3 have the same provenance"):
+        filter_candidates(twice, tmp_path, FilterOptions(is_noise=never_noise))
+
+
+def test_an_empty_required_code_column_is_named_and_nothing_is_written(tmp_path):
+    good = table_of([candidate(), candidate()])
+    bad = good.set_column(good.schema.get_field_index("m_s"), pa.field("m_s", pa.string()),
+                          pa.array(["void m() {}", None], pa.string()))
+    with pytest.raises(InputError, match=r":2 \[m_s\]: row 2: empty value in a required column"):
+        filter_candidates(bad, tmp_path / "out", FilterOptions(is_noise=never_noise))
+    assert not (tmp_path / "out").exists()

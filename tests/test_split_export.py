@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
@@ -19,13 +20,14 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 
+from revmine.dataset import export
 from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SPLITS, SplitOptions, split_dataset
 from revmine.errors import InputError
 from revmine.filters.stage import FilterOptions, filter_candidates
 from revmine.near_duplicates import NearDuplicateConfig
 from revmine.schema import DATASET_SCHEMA, ROUNDS_SCHEMA
-from revmine.store import write_table
+from revmine.store import RowGroupWriter, write_table
 from test_dataset_filters import candidate, table_of
 from test_duplicates import brute_force_pairs, threshold_pairs
 
@@ -353,6 +355,74 @@ def test_export_is_byte_identical_for_the_same_splits(tmp_path, filtered):
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
     assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_streamed_export_writes_fixed_row_groups_that_load_whole(tmp_path, filtered, monkeypatch, no_network):
+    """Batches of 7 rows and row groups of 10: each Parquet file is what pyarrow writes from its whole (kind,
+    split) in row groups of 10 and loads whole with datasets; the text files are those of one batch per split,
+    and one batch and one row group give the bytes of writing the whole table (the export before streaming)."""
+    split_dataset(filtered, tmp_path / "splits")
+    options = ExportOptions(representations=("tokens",))
+    whole = export_dataset(tmp_path / "splits", tmp_path / "whole", options)
+    monkeypatch.setattr(export, "BATCH_ROWS", 7)
+    monkeypatch.setattr(export, "ROW_GROUP_ROWS", 10)
+    streamed = export_dataset(tmp_path / "splits", tmp_path / "streamed", options)
+    assert streamed == {**whole, "card": streamed["card"]}
+    assert max(n for by_split in whole["sizes"].values() for n in by_split.values()) > 30  # batches, row groups
+    files = _tree(tmp_path / "streamed")
+    hf = {"train": "train", "eval": "validation", "test": "test"}
+    for (config, kind), name in product((("triplets", "triplet"), ("pairs", "pair")), SPLITS):
+        rows = pq.read_table(tmp_path / "splits" / f"{name}.parquet")
+        rows = rows.filter(pc.equal(rows.column("kind"), kind)).select(DATASET_SCHEMA.names).cast(DATASET_SCHEMA)
+        path = f"data/{config}/{hf[name]}-00000-of-00001.parquet"
+        pq.write_table(rows, tmp_path / "one.parquet", compression="zstd")
+        pq.write_table(rows, tmp_path / "groups.parquet", compression="zstd", row_group_size=10)
+        assert (tmp_path / "whole" / path).read_bytes() == (tmp_path / "one.parquet").read_bytes(), path
+        assert files.pop(path) == (tmp_path / "groups.parquet").read_bytes(), path
+        assert pq.ParquetFile(tmp_path / "streamed" / path).num_row_groups == max(1, math.ceil(rows.num_rows / 10))
+    assert files == {name: data for name, data in _tree(tmp_path / "whole").items() if not name.startswith("data/")}
+    offline_hf(monkeypatch, tmp_path / "hf")
+    load_every_split(tmp_path / "streamed", streamed, tmp_path / "hf")
+
+
+def test_row_group_writer_writes_no_rows_as_pyarrow_does_and_nothing_on_an_error(tmp_path):
+    with RowGroupWriter(tmp_path / "empty.parquet", DATASET_SCHEMA, 10):
+        pass
+    pq.write_table(DATASET_SCHEMA.empty_table(), tmp_path / "expected.parquet", compression="zstd")
+    assert (tmp_path / "empty.parquet").read_bytes() == (tmp_path / "expected.parquet").read_bytes()
+    assert pq.ParquetFile(tmp_path / "empty.parquet").num_row_groups == 1  # one empty group, as an empty split had
+    rows = table_of([candidate()] * 25).add_column(0, "id", pa.array(["x"] * 25))
+    rows = rows.add_column(1, "split", pa.array(["test"] * 25)).add_column(2, "cluster_id", pa.array(["x"] * 25))
+    with pytest.raises(RuntimeError, match="disk full"):
+        with RowGroupWriter(tmp_path / "failed.parquet", DATASET_SCHEMA, 10) as writer:
+            writer.write(rows)  # two row groups written, five rows pending
+            raise RuntimeError("disk full")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.parquet", "expected.parquet"]
+
+
+def test_export_failing_mid_stream_leaves_the_previous_output_untouched(tmp_path, filtered, monkeypatch):
+    split_dataset(filtered, tmp_path / "splits")
+    out = tmp_path / "export"
+    export_dataset(tmp_path / "splits", out)
+    before = _tree(out)
+    monkeypatch.setattr(export, "BATCH_ROWS", 7)
+    formatted, format_rows = [], export.format_rows
+
+    def fail_on_the_third_chunk(chunk, *args):
+        formatted.append(chunk)
+        if len(formatted) == 3:
+            raise RuntimeError("disk full")
+        return format_rows(chunk, *args)
+    monkeypatch.setattr(export, "format_rows", fail_on_the_third_chunk)
+    with pytest.raises(RuntimeError, match="disk full"):
+        export_dataset(tmp_path / "splits", out)
+    assert len(formatted) == 3
+    assert _tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export", "splits"]  # no staging folder, no temporary file
 
 
 def test_failed_split_leaves_the_previous_output_untouched(tmp_path, filtered, monkeypatch):

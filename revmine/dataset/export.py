@@ -37,20 +37,33 @@ the code columns of each row: one JSON line per row, in the rows' order, with th
 ``tokens``, ``<column>_tokens`` and ``<column>_token_kinds`` (parallel lists), for ``spt``,
 ``<column>_spt`` (CodeNet's JSON graph), for the columns m_s, m_r, m_s_abstract and m_r_abstract. The card
 then gives the SPT totals per split as Project CodeNet's Table 6 does (methods, SPT nodes, SPT edges).
+
+Memory does not grow with the corpus: the ``kind`` column is read first (which files exist, the card's sizes),
+then each split is streamed in batches of :data:`BATCH_ROWS` rows, appended to every file as it comes (each file
+atomic, the folder staged) while the card's counters (rows per source and split, per project, SPT totals)
+accumulate. The Parquet files are written in row groups of :data:`ROW_GROUP_ROWS` rows (the last one fewer),
+whatever the batches: a file of up to that many rows is one row group with the bytes ``pq.write_table`` gave the
+whole table, a larger one has several (it held one group of up to 1,048,576 rows when the export read its splits
+whole; ``datasets`` and pyarrow read both alike). The per-row work (OpenNMT and JSON Lines lines, token streams,
+SPTs) is :func:`format_rows`, mapped over each batch's rows of a kind on ``ExportOptions.engine`` when one is given
+(:mod:`revmine.engine`: in input order, a bounded window in flight); only this process reads and writes files, so
+the bytes are the same on every engine and workers need no shared disk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, deque
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, TextIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..engine import Engine, LocalEngine
 from ..errors import InputError
 from ..filter_report import report_markdown
 from ..options import check, option
@@ -58,7 +71,7 @@ from ..representations import simplified_parse_tree, spt_size, spt_tokens, token
 from ..rows import KINDS, PAIR, TRIPLET
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
-from ..store import atomic_path, read_table, write_table, write_text
+from ..store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
 from ..textio import read_lines
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import SPLITS, SUMMARY_FILE
@@ -75,6 +88,8 @@ REPRESENTATIONS = ("tokens", "spt")
 #: The code columns representations are computed from: (column, abstracted).
 CODE_COLUMNS = (("m_s", False), ("m_r", False), ("m_s_abstract", True), ("m_r_abstract", True))
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
+#: rows read at a time, and formatted per call (an engine's task): 500 rows' SPTs are ~2 s of CPU and ~25 MB of JSON
+BATCH_ROWS = 500
 #: OpenNMT files per kind: file prefix -> column (the replication package's names).
 OPENNMT_FILES = {
     TRIPLET: {"src": "m_s_abstract", "src1": "comment_abstract", "src2": "m_s_marked", "tgt": "m_r_abstract"},
@@ -142,46 +157,150 @@ class ExportOptions:
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",
                                               type=str, items=True, choices=REPRESENTATIONS)
+    #: where the per-row work (text lines, representations) runs (:mod:`revmine.engine`; None: here); the files
+    #: are read and written here, so workers need no access to them
+    engine: Engine | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check(self)
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:
-    """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written."""
+    """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written.
+
+    Each split is streamed in batches of :data:`BATCH_ROWS` rows, and every file is appended to as they come, so
+    memory holds a few batches, a row group per Parquet file being written and the card's counters, however
+    large the splits are.
+    """
     options = options or ExportOptions()
     splits_dir, out_dir = Path(splits_dir), Path(out_dir)
-    splits = {name: read_table(splits_dir / f"{name}.parquet", expect=DATASET_SCHEMA)
-              for name in SPLITS}
-    kinds = [k for k in KINDS if any(pc.any(pc.equal(t.column("kind"), k)).as_py() for t in splits.values())]
+    splits = {name: Parts(splits_dir / f"{name}.parquet", expect=DATASET_SCHEMA) for name in SPLITS}
+    counts = _kind_counts(splits)
+    kinds = [k for k in KINDS if any(counts[(k, name)] for name in SPLITS)]
     if not kinds:
         raise InputError(splits_dir, "the splits have no rows: nothing to export")
-    parts = {(kind, name): table.filter(pc.equal(table.column("kind"), kind))
-             for kind in kinds for name, table in splits.items()}
-    sizes = {CONFIGS[kind]: {name: parts[(kind, name)].num_rows for name in SPLITS} for kind in kinds}
+    sizes = {CONFIGS[kind]: {name: counts[(kind, name)] for name in SPLITS} for kind in kinds}
     empty = _empty_splits(sizes)
     report = None if options.filter_report is None else read_table(
         options.filter_report, expect=FILTER_REPORT_SCHEMA)
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
     overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
-    files: list[str] = []
-    spt_totals: dict[tuple[str, str], dict[str, int]] = {}
+    card_counts = CardCounts()
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
-        for (kind, name), part in parts.items():
-            files += _write_part(staging, CONFIGS[kind], kind, name, part, formats)
-            if options.representations:
-                path, totals = _write_representations(staging, CONFIGS[kind], name, part, options.representations)
-                files.append(path)
-                if totals is not None:
-                    spt_totals[(CONFIGS[kind], name)] = totals
-        write_text(staging / CARD_FILE, dataset_card(splits, kinds, sizes, options, report, how_split, formats,
-                                                     spt_totals or None, overlap))
-        files.append(CARD_FILE)
+        for name, parts in splits.items():
+            _export_split(staging, name, parts, kinds, formats, options, card_counts)
+        spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
+        write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
+                                                     spt_totals if "spt" in options.representations else None,
+                                                     overlap))
     if empty and any(f in formats for f in ("parquet", "jsonl")):
         warnings.warn(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
                       "(datasets cannot load a split with no rows)", stacklevel=2)
-    return {"sizes": sizes, "empty_splits": empty, "files": files, "card": str(out_dir / CARD_FILE)}
+    files = [path for kind in kinds for name in SPLITS
+             for path in _part_files(kind, name, formats, options.representations)]
+    return {"sizes": sizes, "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE)}
+
+
+def _kind_counts(splits: dict[str, Parts]) -> Counter[tuple[str, str]]:
+    """Rows per (kind, split), from the ``kind`` column alone: which files to write and what the card's header
+    says are known before the first row is written."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for name, parts in splits.items():
+        for batch in parts.iter_batches(64 * BATCH_ROWS, columns=["kind"]):
+            for entry in pc.value_counts(batch.column(0)).to_pylist():
+                counts[(entry["values"], name)] += entry["counts"]
+    return counts
+
+
+@dataclass
+class CardCounts:
+    """What the card says of the rows, counted batch by batch: rows per (source, split) and per (source, project),
+    and the SPT totals per (kind, split)."""
+
+    per_source: Counter[tuple[str, str]] = field(default_factory=Counter)
+    per_project: Counter[tuple[str, str]] = field(default_factory=Counter)
+    spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+
+    def count(self, name: str, batch: pa.RecordBatch) -> None:
+        for source, project in zip(batch.column("source").to_pylist(), batch.column("project").to_pylist()):
+            self.per_source[(source, name)] += 1
+            self.per_project[(source, project)] += 1
+
+
+def _part_files(kind: str, name: str, formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str]:
+    """The files of one (kind, split), relative to the output: its Parquet file, then its text files in the order
+    of :func:`format_rows`' texts."""
+    config = CONFIGS[kind]
+    return ([_data_file("parquet", config, name)] if "parquet" in formats else []) + [
+        *([f"opennmt/{config}/{prefix}-{name}.txt" for prefix in OPENNMT_FILES[kind]] if "opennmt" in formats else []),
+        *([_data_file("jsonl", config, name)] if "jsonl" in formats else []),
+        *([f"representations/{config}/{name}.jsonl"] if representations else [])]
+
+
+def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats: tuple[str, ...],
+                  options: ExportOptions, card_counts: CardCounts) -> None:
+    """Stream one split into the files of each kind: Parquet row groups here as batches are read, text from
+    :func:`format_rows` (on the engine, in order) as its results come back."""
+    representations = options.representations
+    with contextlib.ExitStack() as files:
+        tables: dict[str, RowGroupWriter] = {}
+        texts: dict[str, list[TextIO]] = {}
+        for kind in kinds:
+            paths = _part_files(kind, name, formats, representations)
+            if "parquet" in formats:
+                tables[kind] = files.enter_context(RowGroupWriter(out / paths.pop(0), DATASET_SCHEMA, ROW_GROUP_ROWS))
+            texts[kind] = [files.enter_context(atomic_text(out / path)) for path in paths]
+            card_counts.spt[(kind, name)] = Counter(dict.fromkeys(SPT_TOTALS, 0))
+        columns = _task_columns(kinds, formats, representations)
+
+        def chunks() -> Iterator[tuple[str, pa.RecordBatch]]:
+            for batch in parts.iter_batches(BATCH_ROWS):
+                card_counts.count(name, batch)
+                for kind in kinds:
+                    rows = batch.filter(pc.equal(batch.column("kind"), kind))
+                    if rows.num_rows:
+                        if kind in tables:
+                            tables[kind].write(rows)
+                        yield kind, rows if columns is None else rows.select(columns)
+
+        if not any(texts.values()):  # Parquet alone: nothing to format
+            deque(chunks(), maxlen=0)
+            return
+        runner = options.engine or LocalEngine()
+        for kind, chunk_texts, totals in runner.map(format_rows, chunks(), formats, representations):
+            for fh, text in zip(texts[kind], chunk_texts, strict=True):
+                fh.write(text)
+            card_counts.spt[(kind, name)].update(totals)
+
+
+def _task_columns(kinds: list[str], formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str] | None:
+    """The columns :func:`format_rows` reads (None: all, for JSON Lines): what a chunk sent to a worker carries."""
+    if "jsonl" in formats:
+        return None
+    needed = {column for kind in kinds for column in OPENNMT_FILES[kind].values()} if "opennmt" in formats else set()
+    if representations:
+        needed |= {"id", *(column for column, _ in CODE_COLUMNS)}
+    return sorted(needed)
+
+
+def format_rows(chunk: tuple[str, pa.RecordBatch], formats: tuple[str, ...], representations: tuple[str, ...]
+                ) -> tuple[str, list[str], dict[str, int]]:
+    """The lines one chunk of one kind's rows adds to each of its text files (in :func:`_part_files`' order), and
+    its SPT totals: the export's per-row work, a pure function an engine runs anywhere."""
+    kind, rows = chunk
+    texts = []
+    if "opennmt" in formats:
+        for prefix, column in OPENNMT_FILES[kind].items():
+            end = OPENNMT_LINE_END.get(prefix, "")
+            texts.append(_lines(_one_line(text) + end for text in rows.column(column).to_pylist()))
+    if "jsonl" in formats:
+        texts.append(_lines(_json_line(row) for row in rows.to_pylist()))
+    totals = dict.fromkeys(SPT_TOTALS, 0)
+    if representations:
+        texts.append(_lines(_representation(row, representations, totals) for row in
+                            rows.select(["id", *(c for c, _ in CODE_COLUMNS)]).to_pylist()))
+    return kind, texts, totals
 
 
 def _empty_splits(sizes: dict[str, dict[str, int]]) -> dict[str, list[str]]:
@@ -209,52 +328,31 @@ def _split_summary(path: Path) -> dict | None:
     return summary
 
 
-def _write_part(out: Path, config: str, kind: str, name: str, part: pa.Table, formats: tuple[str, ...]) -> list[str]:
-    """Write one (kind, split) in every format; return the files' paths relative to ``out``."""
-    written: list[Path] = []
-    if "parquet" in formats:
-        written.append(write_table(part, out / _data_file("parquet", config, name), DATASET_SCHEMA))
-    if "opennmt" in formats:
-        for prefix, column in OPENNMT_FILES[kind].items():
-            end = OPENNMT_LINE_END.get(prefix, "")
-            lines = (_one_line(text) + end for text in part.column(column).to_pylist())
-            written.append(_write_lines(out / "opennmt" / config / f"{prefix}-{name}.txt", lines))
-    if "jsonl" in formats:
-        lines = (_json_line(row) for row in part.to_pylist())
-        written.append(_write_lines(out / _data_file("jsonl", config, name), lines))
-    return [str(path.relative_to(out)) for path in written]
+#: the SPT totals the card gives per (config, split) (methods and parse errors count the raw methods only)
+SPT_TOTALS = ("methods", "nodes", "edges", "errors", "abstract_nodes", "abstract_edges")
 
 
-def _write_representations(out: Path, config: str, name: str, part: pa.Table,
-                           representations: tuple[str, ...]) -> tuple[str, dict[str, int] | None]:
-    """Write one (config, split)'s representations; return the file and, with ``spt``, its SPT totals."""
-    totals = dict.fromkeys(("methods", "nodes", "edges", "errors", "abstract_nodes", "abstract_edges"), 0)
-    columns = {column: part.column(column).to_pylist() for column, _ in CODE_COLUMNS}
-
-    def lines() -> Iterable[str]:
-        for i, row_id in enumerate(part.column("id").to_pylist()):
-            record: dict[str, Any] = {"id": row_id}
-            for column, abstracted in CODE_COLUMNS:
-                code = columns[column][i] or ""
-                graph = simplified_parse_tree(code, abstracted) if "spt" in representations else None
-                if "tokens" in representations:
-                    reuse = graph is not None and not abstracted  # raw code: the tree's leaves are its tokens
-                    tokens = spt_tokens(graph) if reuse else token_stream(code, abstracted)
-                    record[f"{column}_tokens"] = [t.text for t in tokens]
-                    record[f"{column}_token_kinds"] = [t.kind for t in tokens]
-                if graph is not None:
-                    record[f"{column}_spt"] = graph
-                    nodes, edges = spt_size(graph)
-                    prefix = "abstract_" if abstracted else ""
-                    totals[prefix + "nodes"] += nodes
-                    totals[prefix + "edges"] += edges
-                    if not abstracted:
-                        totals["methods"] += 1
-                        totals["errors"] += graph["graph"]["errors"] > 0
-            yield _json_line(record)
-
-    dest = _write_lines(out / "representations" / config / f"{name}.jsonl", lines())
-    return str(dest.relative_to(out)), totals if "spt" in representations else None
+def _representation(row: dict[str, Any], representations: tuple[str, ...], totals: dict[str, int]) -> str:
+    """One row's representations line; its SPTs' sizes are added to ``totals``."""
+    record: dict[str, Any] = {"id": row["id"]}
+    for column, abstracted in CODE_COLUMNS:
+        code = row[column] or ""
+        graph = simplified_parse_tree(code, abstracted) if "spt" in representations else None
+        if "tokens" in representations:
+            reuse = graph is not None and not abstracted  # raw code: the tree's leaves are its tokens
+            tokens = spt_tokens(graph) if reuse else token_stream(code, abstracted)
+            record[f"{column}_tokens"] = [t.text for t in tokens]
+            record[f"{column}_token_kinds"] = [t.kind for t in tokens]
+        if graph is not None:
+            record[f"{column}_spt"] = graph
+            nodes, edges = spt_size(graph)
+            prefix = "abstract_" if abstracted else ""
+            totals[prefix + "nodes"] += nodes
+            totals[prefix + "edges"] += edges
+            if not abstracted:
+                totals["methods"] += 1
+                totals["errors"] += graph["graph"]["errors"] > 0
+    return _json_line(record)
 
 
 #: what the replication package puts at the end of each line of a file, where it is not nothing
@@ -278,12 +376,9 @@ def _json_line(row: dict[str, Any]) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
 
 
-def _write_lines(dest: Path, lines: Iterable[str]) -> Path:
-    with atomic_path(dest) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        for line in lines:
-            fh.write(line)
-            fh.write("\n")
-    return dest
+def _lines(lines: Iterable[str]) -> str:
+    """The text of a file's lines, each ended by a line feed."""
+    return "".join(line + "\n" for line in lines)
 
 
 def _size_category(n: int) -> str:
@@ -293,13 +388,13 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str, dict[str, int]],
+def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str, int]],
                  options: ExportOptions, report: pa.Table | None, how_split: dict | None,
                  formats: tuple[str, ...], spt_totals: dict[tuple[str, str], dict[str, int]] | None = None,
                  overlap: dict | None = None) -> str:
     """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, the files
     in ``formats`` (those written), the representations' SPT totals and how to load them."""
-    total = sum(t.num_rows for t in splits.values())
+    total = sum(counts.per_source.values())
     header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
               "tags:", "- code-review", "- code-refinement", "- java", "task_categories:",
               "- text2text-generation", "size_categories:", f"- {_size_category(total)}"]
@@ -327,7 +422,7 @@ def dataset_card(splits: dict[str, pa.Table], kinds: list[str], sizes: dict[str,
     if empty and loadable is not None:
         body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
                  "(`datasets` cannot load a split with no rows); their files are written, empty."]
-    body += ["", *_sources(splits), ""]
+    body += ["", *_sources(counts), ""]
     if report is not None:
         body += [report_markdown(report, level=2).rstrip(), ""]
     else:
@@ -403,14 +498,9 @@ def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:
     return lines + ["```", ""]
 
 
-def _sources(splits: dict[str, pa.Table]) -> list[str]:
+def _sources(counts: CardCounts) -> list[str]:
     """Rows per source and split, and the projects with their row counts."""
-    per_source: Counter[tuple[str, str]] = Counter()
-    per_project: Counter[tuple[str, str]] = Counter()
-    for name, table in splits.items():
-        for source, project in zip(table.column("source").to_pylist(), table.column("project").to_pylist()):
-            per_source[(source, name)] += 1
-            per_project[(source, project)] += 1
+    per_source, per_project = counts.per_source, counts.per_project
     lines = ["## Sources", "", "| source | projects | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " |",
              "|---|---:|" + "---:|" * len(SPLITS)]
     for source in sorted({s for s, _ in per_source}):

@@ -10,7 +10,7 @@ of NEW, split by split, with every row of BENCHMARK on what the split compares (
 * **near**: not exact, but both thresholds met with some benchmark row (the best one is reported).
 
 Only the benchmark is indexed (:class:`revmine.near_duplicates.NearDuplicateIndex`); NEW is streamed in
-batches and never compared with itself: 1,000,000 new rows against 20,000 take 96 s (71 s CPU, peak 1.2 GiB;
+batches and never compared with itself: 1,000,000 new rows against 20,000 take 123 s (73 s CPU, peak 499 MiB;
 ``benchmarks/bench_overlap.py``, median of 3 on a shared 2-core machine). The batches are matched on an engine (:mod:`revmine.engine`:
 in this process, or on Dask workers that each receive the index once); the result is the same. NEW and BENCHMARK are each a splits folder
 (``train``/``eval``/``test.parquet``, e.g. the split's or an import's output) or one Parquet file with those

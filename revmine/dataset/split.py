@@ -31,6 +31,7 @@ cluster id. The five files are written into a staged directory that replaces ``o
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,19 +45,21 @@ from ..engine import Engine
 from ..errors import InputError
 from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
 from ..options import check, option
+from ..reorder import Reorder
 from ..rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
-    load_candidates, with_ids,
+    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
+    keep_one_per_cluster,
 )
 from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
 from ..staging import staged_directory
-from ..store import read_table, write_json, write_table
+from ..store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
 STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
+DROPPED = len(SPLITS)  # the sink after the splits'
 
 
 @dataclass(frozen=True)
@@ -85,15 +88,16 @@ class SplitOptions:
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
                   options: SplitOptions | None = None) -> dict[str, Any]:
-    """Split ``dataset`` into ``OUT/{train,eval,test}.parquet`` (+ ``dropped.parquet``, ``split.json``)."""
+    """Split ``dataset`` into ``OUT/{train,eval,test}.parquet`` (+ ``dropped.parquet``, ``split.json``).
+
+    Two passes over the input (:class:`revmine.rows.CandidateFile`): the decisions are taken on the rows'
+    light columns, then whole rows stream to their files through :class:`revmine.reorder.Reorder`, so the
+    code and maps are never held whole."""
     options = options or SplitOptions()
-    table, path = load_candidates(dataset, accept=(f"{FILTERED_NAME}/{FILTERED_VERSION}", CANDIDATES_TAG))
-    table = with_ids(table, path)
-    rows = CandidateRows(table)
-    cluster = _clusters(rows, options, path)
-    table = table.drop_columns([n for n in ("cluster_id",) if n in table.column_names]).append_column(
-        "cluster_id", pa.array(cluster, pa.string()))
-    natural = _natural_splits(rows, cluster, options, path)
+    source = CandidateFile(dataset, accept=(f"{FILTERED_NAME}/{FILTERED_VERSION}", CANDIDATES_TAG))
+    rows = CandidateRows(source.working())
+    cluster = _clusters(rows, options, source.path)
+    natural = _natural_splits(rows, cluster, options, source.path)
 
     # A cluster lives in the first split one of its members falls in; the others are dropped there.
     home: dict[str, int] = {}
@@ -114,23 +118,45 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
         else:
             members[natural[i]].append(i)
 
-    out_dir = Path(out_dir)
-    full = table.append_column("split", pa.array([SPLITS[s] for s in natural], pa.string()))
-    sizes: dict[str, dict[str, int]] = {}
-    dropped = [dropped_rows(table, rows_, name, details, [cluster[i] for i in rows_])
-               for name, (rows_, details) in sorted(drops.items())]
+    # every row's file (a split, or DROPPED: dropped.parquet, by reason then output order) and row there
+    sink, at = np.full(len(rows), -1, np.int64), np.zeros(len(rows), np.int64)
+    detail: dict[int, tuple[str, str]] = {}
+    for s, rows_ in enumerate(members):
+        sink[rows_], at[rows_] = s, np.arange(len(rows_))
+    dropped_order = [(i, name, text) for name, (rows_, details) in sorted(drops.items())
+                     for i, text in zip(rows_, details)]
+    for position, (i, name, text) in enumerate(dropped_order):
+        sink[i], at[i], detail[i] = DROPPED, position, (name, text)
+    sizes = {name: dict(sorted(Counter(kinds[i] for i in members[s]).items())) for s, name in enumerate(SPLITS)}
     summary = {
         "strategy": options.strategy, "seed": options.seed, "fractions": list(options.fractions),
         "rows": len(rows), "clusters": len(home), "sizes": sizes,
         "dropped": {name: len(rows_) for name, (rows_, _) in sorted(drops.items())},
     }
+    del rows, keeper, order, at_home
+
+    out_dir = Path(out_dir)
     with staged_directory(out_dir, (*(f"{name}.parquet" for name in SPLITS), DROPPED_FILE, SUMMARY_FILE)) as staging:
-        for s, name in enumerate(SPLITS):
-            part = full.take(pa.array(members[s], pa.int64()))
-            write_table(part, staging / f"{name}.parquet", DATASET_SCHEMA)
-            sizes[name] = dict(sorted(Counter(part.column("kind").to_pylist()).items()))
-        write_table(pa.concat_tables(dropped) if dropped else FILTER_DROPPED_SCHEMA.empty_table(),
-                    staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+        with contextlib.ExitStack() as stack:
+            sinks = [stack.enter_context(RowGroupWriter(staging / f"{name}.parquet", DATASET_SCHEMA, ROW_GROUP_ROWS))
+                     for name in SPLITS]
+            sinks.append(stack.enter_context(RowGroupWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA, ROW_GROUP_ROWS)))
+            reorder = stack.enter_context(Reorder(sinks, spill_dir=staging))
+            for start, batch in source.batches():
+                end = start + batch.num_rows
+                batch = batch.drop_columns([n for n in ("cluster_id",) if n in batch.column_names]).append_column(
+                    "cluster_id", pa.array(cluster[start:end], pa.string()))
+                for s, name in enumerate(SPLITS):
+                    here = np.flatnonzero(sink[start:end] == s)
+                    if here.size:
+                        part = batch.take(pa.array(here))
+                        reorder.add(s, part.append_column("split", pa.array([name] * here.size, pa.string())),
+                                    at[start + here])
+                here = np.flatnonzero(sink[start:end] == DROPPED).tolist()
+                if here:
+                    names, texts = zip(*(detail[start + i] for i in here))
+                    reorder.add(DROPPED, dropped_rows(batch, here, list(names), list(texts),
+                                                      [cluster[start + i] for i in here]), at[start + np.array(here)])
         write_json(staging / SUMMARY_FILE, summary)
     return {**summary, "paths": {name: str(out_dir / f"{name}.parquet") for name in SPLITS},
             "dropped_path": str(out_dir / DROPPED_FILE), "summary_path": str(out_dir / SUMMARY_FILE)}

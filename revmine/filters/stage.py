@@ -43,8 +43,10 @@ both stay. One row per duplicate group is kept (the smallest id).
 
 Each row gets a stable ``id`` (:func:`revmine.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
-not depend on row order. The whole candidate table is held in memory, tokenised once. The four output files
-are written into a staged directory that replaces ``out_dir`` whole (:mod:`revmine.staging`).
+not depend on row order. The filters decide on the columns they read (held in memory, tokenised once); the
+code, maps and marked m_s are never held whole, only streamed from the input to the outputs a batch at a
+time. The four output files are written into a staged directory that replaces ``out_dir`` whole
+(:mod:`revmine.staging`).
 """
 
 from __future__ import annotations
@@ -65,13 +67,14 @@ from ..filter_report import PROFILE_KEY, build_report, preprocess_comments, repo
 from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..options import check, option
 from ..progress import progress_bar
+from ..reorder import Reorder
 from ..rows import (
-    DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
-    load_candidates, with_ids,
+    DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
+    keep_one_per_cluster,
 )
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
 from ..staging import staged_directory
-from ..store import write_table, write_text
+from ..store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
 from . import tufano2021
 
 __all__ = [
@@ -326,20 +329,26 @@ class FilterOptions:
 def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                       options: FilterOptions | None = None, progress: bool = False) -> dict[str, Any]:
     """Run the filters; write ``kept.parquet``, ``dropped.parquet``, ``filter_report.parquet`` and ``.md``
-    in ``out_dir``; return the counts and paths."""
+    in ``out_dir``; return the counts and paths.
+
+    Two passes over the candidates (:class:`revmine.rows.CandidateFile`): the filters decide on every row's
+    light columns, then whole rows stream to ``kept.parquet`` (in input order) and ``dropped.parquet`` (by
+    filter, then input order, through :class:`revmine.reorder.Reorder`)."""
     options = options or FilterOptions()
-    table, path = load_candidates(candidates)
+    source = CandidateFile(candidates, given_clusters=False)  # clusters are this stage's to find
     out_dir = Path(out_dir)
-    if path is not None and out_dir.resolve() == path.resolve().parent:
+    if source.path is not None and out_dir.resolve() == source.path.resolve().parent:
         raise InputError(out_dir, "the filter step would overwrite the preprocess stage's dropped.parquet: "
                                   "give another output directory")
-    table = with_ids(table.drop_columns([n for n in ("cluster_id",) if n in table.column_names]), path)
+    table = source.working()
     rows = CandidateRows(table)
     alive = np.arange(len(rows))
-    dropped_parts: list[pa.Table] = []
     removed: Counter[tuple[str, str, str]] = Counter()  # (kind, filter, source)
     ran = {"input"}
     cluster_ids = list(rows.col("id"))  # a row is its own cluster until the near-duplicate step
+    dropped_by: list[tuple | None] = [None] * len(rows)  # each dropped row's filter, detail and cluster
+    dropped_at = np.full(len(rows), -1, np.int64)  # and its row in dropped.parquet
+    n_dropped = 0
     for name, function, _ in progress_bar(FILTERS, desc="filter", unit="filter", enabled=progress):
         if name in options.skip or not alive.size:
             continue
@@ -348,24 +357,36 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         if removal.cluster_id is not None:
             for i, cluster in zip(alive.tolist(), removal.cluster_id):
                 cluster_ids[i] = cluster
-        gone = alive[removal.drop].tolist()
-        removed.update((rows.col("kind")[i], name, rows.col("source")[i]) for i in gone)
-        if gone:
-            details = [d for d, out in zip(removal.detail, removal.drop) if out]
-            clusters = [cluster_ids[i] for i in gone] if removal.cluster_id is not None else None
-            dropped_parts.append(dropped_rows(table, gone, name, details, clusters))
+        gone = alive[removal.drop]
+        removed.update((rows.col("kind")[i], name, rows.col("source")[i]) for i in gone.tolist())
+        details = [d for d, out in zip(removal.detail, removal.drop) if out]
+        for i, detail in zip(gone.tolist(), details):
+            dropped_by[i] = (name, detail, cluster_ids[i] if removal.cluster_id is not None else None)
+        dropped_at[gone] = np.arange(n_dropped, n_dropped + gone.size)
+        n_dropped += gone.size
         alive = alive[~removal.drop]
 
-    kept = table.take(pa.array(alive, pa.int64())).append_column(
-        "cluster_id", pa.array([cluster_ids[i] for i in alive.tolist()], pa.string()))
-    dropped = pa.concat_tables(dropped_parts) if dropped_parts else FILTER_DROPPED_SCHEMA.empty_table()
     report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS],
-                          preprocess_comments(options.preprocess_dropped, path))
+                          preprocess_comments(options.preprocess_dropped, source.path))
     noise_filter = {PROFILE_KEY: noise_filter_description(options)}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **noise_filter})
+    is_kept = np.zeros(len(rows), bool)
+    is_kept[alive] = True
+    del rows, table
     with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
-        write_table(kept, staging / KEPT_FILE, FILTERED_SCHEMA)
-        write_table(dropped, staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA)
+        with RowGroupWriter(staging / KEPT_FILE, FILTERED_SCHEMA, ROW_GROUP_ROWS) as kept, \
+                RowGroupWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA, ROW_GROUP_ROWS) as dropped, \
+                Reorder([dropped], spill_dir=staging) as reorder:
+            for start, batch in source.batches():
+                end = start + batch.num_rows
+                here = np.flatnonzero(is_kept[start:end])
+                kept.write(batch.take(pa.array(here)).append_column(
+                    "cluster_id", pa.array([cluster_ids[start + i] for i in here.tolist()], pa.string())))
+                out = np.flatnonzero(dropped_at[start:end] >= 0)
+                if out.size:
+                    names, details, clusters = zip(*(dropped_by[start + i] for i in out.tolist()))
+                    reorder.add(0, dropped_rows(batch, out.tolist(), list(names), list(details), list(clusters)),
+                                dropped_at[start + out])
         write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=noise_filter)
         write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
@@ -373,9 +394,9 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         by_filter[kind][name] = by_filter[kind].get(name, 0) + n
     return {
         "profile": options.profile,
-        "candidates": table.num_rows,
-        "kept": kept.num_rows,
-        "dropped": dropped.num_rows,
+        "candidates": len(is_kept),
+        "kept": int(alive.size),
+        "dropped": n_dropped,
         "removed_by_filter": dict(by_filter),
         "kept_path": str(out_dir / KEPT_FILE),
         "dropped_path": str(out_dir / DROPPED_FILE),
