@@ -37,7 +37,12 @@ Measured 2026-11-25 on the 2-core machine shared with other jobs (load average 3
                                                                                                    workers 9.7)
     outputs byte-identical across the three ways; cluster start-up 1.9 s (1.4-2.5; 1.2 s of the workers'
     CPU), not in the runs; a request slot on Dask alone: 2.0 ms of a worker's CPU, 1.0 ms of the scheduler's,
-    3.0 ms of wall clock. The in-process minimum is one run of 36.9 s against 19.6 and 20.5 (not explained).
+    3.0 ms of wall clock. The in-process minimum is one run of 36.9 s against 19.6 and 20.5, most likely
+    stalls on the response cache that every project's session opens (not measured in that run): 10 of 40
+    in-process runs of 4 projects x 10 changes took 5 or 10 s more than the others (1.1-1.6 s), their
+    threads waiting in requests-cache's ``BEGIN IMMEDIATE`` on the one SQLite file (sqlite3's busy timeout
+    is 5 s), and in another batch one run failed with ``sqlite3.OperationalError: database is locked`` (a
+    project's session setting WAL mode): a bug of mining's cache, left to a change of its own.
     Two earlier invocations (load 3 to 5, without the slot figures): in-process 32.5 (27.1-36.6)
     and 41.3 (39.6-43.3) changes/s, on Dask 28.7 (28.3-32.6) and 31.7 (28.8-34.6), sequential 5.8 and 5.9.
 
