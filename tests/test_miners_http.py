@@ -248,3 +248,61 @@ def test_bad_credentials_file_is_named_without_its_content(tmp_path, content):
 
 def test_redact_url():
     assert redact_url("https://u:p@h.org/x?access_token=abc&q=1") == "https://h.org/x?access_token=REDACTED&q=1"
+
+
+def test_clients_sharing_a_new_cache_file_never_stall_on_it(server, tmp_path):
+    """Projects start together and write one cache file from many threads (jobs.py). With a connection per
+    client, a reader holding the interpreter, a writer waiting for SQLite's write lock and the lock's owner
+    waiting for the interpreter stalled the whole process for SQLite's 5 s busy timeout, in nearly every
+    run of this size. Every request is quick, and each client keeps its own dialect's filter (a Gerrit
+    body is stored by a Gerrit client, a GitHub one by a GitHub client): all replay offline."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def url(k: int, j: int) -> str:
+        if k % 2:
+            return f"{server.github_api}/repos/octo/demo/pulls/{1 + j % 3}/comments?client={k}&j={j}"
+        return f"{server.gerrit_url}/changes/demo%2Fapp~{1 + j % 6}/comments?client={k}&j={j}"
+
+    def project(cache: Path, k: int, mode: str = "use") -> float:
+        c = Client("github" if k % 2 else "gerrit", cache_path=cache, cache_mode=mode, timeout=10.0)
+        try:
+            def get(j: int) -> float:
+                start = time.perf_counter()
+                c.get(url(k, j))
+                return time.perf_counter() - start
+            with ThreadPoolExecutor(4) as pool:
+                return max(pool.map(get, range(20)))
+        finally:
+            c.close()
+
+    for trial in range(5):  # before the fix, the first stalled in 10 of 10 runs of this test
+        cache = tmp_path / f"run{trial}" / "http_cache.sqlite"
+        with ThreadPoolExecutor(8) as projects:
+            slowest = max(projects.map(lambda k: project(cache, k), range(8)))
+        assert slowest < 4.0, f"a request waited {slowest:.1f}s (a stall on the cache is 5 s)"
+        n = len(server.forge.log)
+        assert all(project(cache, k, "offline") < 4.0 for k in range(8)) and len(server.forge.log) == n
+
+
+def test_new_cache_file_switched_to_wal_while_another_process_writes_it(tmp_path):
+    """SQLite refuses to switch a new file to WAL at once (no busy wait) while another connection writes
+    it, as another process opening the same new cache does: the switch waits for it instead of failing
+    with ``database is locked``."""
+    import sqlite3
+    import threading
+
+    cache = tmp_path / "http_cache.sqlite"
+    other = sqlite3.connect(cache, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE other (x)")
+    commit = threading.Timer(0.3, other.execute, ["COMMIT"])
+    commit.start()
+    try:
+        c = Client("github", cache_path=cache)
+        c.close()
+    finally:
+        commit.join()
+        other.close()
+    con = sqlite3.connect(cache)
+    assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    con.close()

@@ -10,7 +10,10 @@ Decisions
   The database is in WAL mode (``synchronous=NORMAL``): a commit no longer waits for an fsync (7 ms
   each here, once per stored response), a ``kill -9`` still loses nothing committed, and a power cut
   can lose only the last responses, never corrupt the file (they are fetched again: the cache is an
-  optimisation, the checkpoints are what make a job resumable). One connection stays open per run.
+  optimisation, the checkpoints are what make a job resumable). A process opens one backend (one
+  connection per table) per cache file, shared by every client on it (:class:`_CacheFile`): with a
+  connection per client, two SQLite locks and the interpreter's could wait on each other for the 5 s of
+  SQLite's default busy timeout, stalling the whole process (see :class:`_CacheFile`).
   The key is the method and the redacted URL (:func:`cache_key`): headers never count, so
   ``Authorization`` cannot reach a key, and token parameters are redacted from keys and from what
   is stored. ``Vary`` is dropped from responses before caching: GitHub answers ``Vary: Authorization``,
@@ -37,8 +40,9 @@ Decisions
   reserves its token's quota before it is sent, so threads cannot overspend it together; while a token's
   quota is unknown, at its first use and after a reset, one request at a time finds it out). It holds no
   secret (tokens are known by a digest), so a version shared across processes can keep its interface. A
-  client is safe to use from several threads: the response cache's SQLite writes are serialised by
-  requests-cache's lock, counters and token states by the limiter's.
+  client is safe to use from several threads, and clients with each other: the process's writes to a
+  cache file go through its one connection, serialised by requests-cache's lock (other processes sharing
+  the file wait up to :data:`CACHE_BUSY_TIMEOUT` for SQLite's), counters and token states by the limiter's.
 - Bodies: JSON (Gerrit's after its ``)]}'`` line), except Gerrit's file-content endpoint, which is
   base64 text whether or not its ``X-FYI-Content-Encoding: base64`` header came through.
 - Routes: ``routes`` maps URL prefixes to where they are really answered (a recorded forge on
@@ -55,11 +59,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import email.utils
 import hashlib
 import json
 import os
 import re
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -90,6 +96,9 @@ MIN_RATE_LIMIT_WAIT = 1.0
 DEFAULT_RATE_LIMIT_WAIT = 60.0
 #: Requests in flight to one host at once, unless a job says otherwise: a polite crawler's few connections.
 DEFAULT_MAX_PER_HOST = 4
+#: Seconds a cache connection waits for another's lock before ``database is locked``: long enough for the
+#: commits of other processes sharing the file (Dask workers), which may wait for their interpreter.
+CACHE_BUSY_TIMEOUT = 60.0
 AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
 #: Gerrit's file-content endpoint (``/changes/{id}/revisions/{rev}/files/{file}/content``): base64 text.
 GERRIT_CONTENT = re.compile(r"/changes/[^/]+/revisions/[^/]+/files/[^/]+/content$")
@@ -395,6 +404,83 @@ class Limiter:
             return any(self._budgets.setdefault(t, _Budget()).usable(now) for t in tokens)
 
 
+class _CacheFile:
+    """This process's one requests-cache backend on a cache file, shared by the clients using the file.
+
+    Why: a backend per client meant a connection per client on one file. requests-cache waits for the
+    file's write lock in ``BEGIN IMMEDIATE`` holding its connection's SQLite mutex, while its other threads
+    read through that connection without its lock, and CPython's ``sqlite3`` takes the mutex with the
+    interpreter lock held (``sqlite3_column_name`` after a step). A reader blocked on that mutex held up
+    the writer owning the write lock, who needed the interpreter to commit: nothing ran until SQLite's busy
+    timeout (5 s by default) broke the cycle, and requests-cache's retry could form it again (5, 10, 15 s;
+    seen with gdb). With one connection, the process's writers queue on requests-cache's lock before SQLite
+    is asked, so ``BEGIN IMMEDIATE`` only waits for other processes, which do not need this interpreter.
+
+    Each session gets a shallow copy of the backend: the copy shares the connections and the lock but keeps
+    the session's own settings (requests-cache keeps ``filter_fn`` there, and each client parses its
+    dialect). Files are known by device and inode, so that two spellings of a path are one file and a
+    file deleted and made anew is not served by a connection to the old one. The last client to close
+    closes the connections (which folds the write-ahead log back into the file).
+    """
+
+    _open: dict[tuple[int, int], _CacheFile] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, path: Path, identity: tuple[int, int]):
+        from requests_cache.backends.sqlite import SQLiteCache  # imported lazily: only cached clients need it
+
+        self.identity = identity
+        self.backend = SQLiteCache(path, wal=True, timeout=CACHE_BUSY_TIMEOUT)
+        self.users = 0
+
+    @classmethod
+    def acquire(cls, path: Path) -> _CacheFile:
+        """The process's backend on ``path`` (opened, in WAL mode, when no client uses it yet)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with cls._lock:
+            _switch_to_wal(path)
+            stat = path.stat()
+            identity = (stat.st_dev, stat.st_ino)
+            if identity not in cls._open:
+                cls._open[identity] = cls(path, identity)
+            shared = cls._open[identity]
+            shared.users += 1
+            return shared
+
+    def session_backend(self) -> Any:
+        """A backend for one session: its own settings, the process's connections."""
+        return copy.copy(self.backend)
+
+    def release(self) -> None:
+        """A client is done with the file; the last one closes the connections."""
+        with self._lock:
+            self.users -= 1
+            if self.users == 0:
+                del self._open[self.identity]
+                self.backend.close()
+
+
+def _switch_to_wal(path: Path) -> None:
+    """Put the cache file in WAL mode (it stays so): requests-cache asks for it on every connection it opens,
+    and on a new file SQLite refuses the switch at once with ``database is locked``, without waiting, when
+    another process switches or writes it at the same moment (4 processes opening a new file together:
+    7-15 of 100 trials), so it is retried here until the busy timeout. Once the file is in WAL mode,
+    asking again is a no-op that does not wait for writers (0 of 100 such trials failed)."""
+    deadline = time.monotonic() + CACHE_BUSY_TIMEOUT
+    con = sqlite3.connect(path, timeout=CACHE_BUSY_TIMEOUT)
+    try:
+        while True:
+            try:
+                con.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+    finally:
+        con.close()
+
+
 class Client:
     """A polite, cached JSON client for one forge (``dialect``) and one set of credentials."""
 
@@ -420,7 +506,8 @@ class Client:
         self._tokens = [Limiter.token_id(t) for t in self.credentials.tokens]
         self._next_token = 0
         self._adapter = _CountingAdapter(self.stats, routes or {}, self.limiter)
-        self.session = self._make_session(cache_path)
+        self._cache_file = None if cache_mode == "off" else _CacheFile.acquire(Path(cache_path))
+        self.session = self._make_session()
 
     def authenticate_under(self, prefix: str, auth_prefix: str) -> None:
         """Send requests for URLs under ``prefix`` to ``auth_prefix`` when credentials are set (Gerrit's
@@ -429,18 +516,17 @@ class Client:
         if self.credentials:
             self._adapter.auth_paths[prefix] = auth_prefix
 
-    def _make_session(self, cache_path: str | Path | None) -> requests.Session:
-        if self.cache_mode == "off":
+    def _make_session(self) -> requests.Session:
+        if self._cache_file is None:
             session = requests.Session()
         else:
             import requests_cache  # imported lazily: only cached clients need it
 
-            Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
             session = requests_cache.CachedSession(
-                str(cache_path), backend="sqlite", expire_after=requests_cache.NEVER_EXPIRE,
+                backend=self._cache_file.session_backend(), expire_after=requests_cache.NEVER_EXPIRE,
                 allowable_codes=(200,), allowable_methods=("GET",),
                 ignored_parameters=[*AUTH_HEADERS, *SECRET_PARAMS], key_fn=cache_key,
-                filter_fn=self._cacheable, stale_if_error=False, wal=True)
+                filter_fn=self._cacheable, stale_if_error=False, autoclose=False)  # closed by the last client
             if self.cache_mode == "offline":
                 session.trust_env = False  # nothing goes on the wire: skip per-request proxy/netrc lookups
         session.mount("http://", self._adapter)
@@ -539,6 +625,9 @@ class Client:
 
     def close(self) -> None:
         self.session.close()
+        if self._cache_file is not None:
+            self._cache_file.release()
+            self._cache_file = None
 
     # --- internals ----------------------------------------------------------------------------------
     def _evict(self, response: requests.Response) -> None:
