@@ -12,24 +12,33 @@ chrF and TER sum sacrebleu's statistics) also get their corpus value over the ra
 is what papers report as "BLEU", beside the mean of sentence scores. ``ci=N`` adds to every mean its
 95% percentile-bootstrap interval over N resamples.
 
-``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform):
-the pairs are cut into contiguous chunks (whole beams, so a reference's k pairs stay together and its
-cached statistics are reused), every chunk of every metric is a task, and each metric's chunks are
-concatenated in order. Values are byte-identical to ``workers=1``, because a metric's value for a pair
-does not depend on the other pairs of its batch (``Metric.sentence_scores``'s contract). Metrics with
-``parallel_safe = False``, and metrics that cannot be pickled (a warning says which), are scored in the
-calling process on the whole list. Each worker receives the pairs and the metrics once, when it starts;
-starting costs the imports and, for the METEOR family, loading WordNet (about a second a worker).
+The stage streams by parts (:func:`score_file`): the predictions are read :data:`STREAM_CHUNK` at a time
+(whole examples, :func:`revmine.metrics.predictions.iter_predictions`), each chunk is scored and its rows
+appended to ``scores.parquet`` (an atomic writer: the file appears only once every chunk is in), and what
+the summary needs is all that is kept: each metric's scores and the exact-match flags (medians, quartiles,
+best-of-k and bootstrap intervals need every value), and per corpus-level metric the segment statistics
+of the rank-1 predictions (``Metric.segment_statistics``), from which ``corpus_from_statistics`` gives the
+corpus value at the end. The texts are held one chunk at a time; the outputs are the same bytes whatever
+the chunk size, because a metric's value for a pair does not depend on the other pairs of its batch
+(``Metric.sentence_scores``'s contract). A metric with ``parallel_safe = False`` cannot promise that, so
+with one the file is scored in one chunk.
+
+``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform),
+started once for the whole file (:class:`Scorer`): each chunk is cut into pieces of about
+:data:`ENGINE_CHUNK` pairs (whole beams, so a reference's k pairs stay together and its cached statistics
+are reused), each piece is a task scoring every metric sent there, and the pieces come back in order.
+Metrics that cannot be pickled (a warning says which) and those not ``parallel_safe`` are scored in the
+calling process, meanwhile. Each worker receives the metrics once, when it starts; starting costs the
+imports and, for the METEOR family, loading WordNet (about a second a worker).
 
 Metrics computed from the same per-pair statistics (``SharedStatistics`` with equal keys: Levenshtein,
-its similarity and both SED on one tokeniser) are scored as one group, in this process or as one task
-per chunk: the stage computes the statistics once per batch and passes them to each metric.
+its similarity and both SED on one tokeniser) are scored as one group, in this process or in one task
+per piece: the stage computes the statistics once per batch and passes them to each metric.
 
 On an engine (:mod:`revmine.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
-pairs are cut the same way, into chunks of about :data:`ENGINE_CHUNK` pairs (whole beams), and each chunk is
-one call that scores it with every metric sent there; the metrics travel to each worker once. The same
-metrics as above stay in this process, and corpus-level values are computed here, on the whole rank-1
-list, in :func:`summarize`: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
+pieces are the same and are mapped over the engine, the metrics travelling to each worker once for the
+whole file, at most the engine's window of pieces in flight; the rank-1 statistics and the summary are
+computed here: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
 """
 
 from __future__ import annotations
@@ -254,15 +263,17 @@ class Scorer:
             for tag, pairs in batches:
                 yield tag, pairs, self._ordered(self._local(pairs))
             return
-        waiting: deque[tuple[T, Pairs, int]] = deque()  # batches whose pieces went out, and how many
+        waiting: deque[list] = deque()  # [tag, pairs, pieces, local columns] of the batches whose pieces went out
 
         def pieces() -> Iterator[tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None]]:
             for tag, pairs in batches:
                 n = len(pairs.hyps)
                 bounds = chunk_bounds(n, -(-n // ENGINE_CHUNK), pairs.align, per_worker=1) or [(0, 0)]
-                waiting.append((tag, pairs, len(bounds)))
+                entry = [tag, pairs, len(bounds), None]
+                waiting.append(entry)
                 for lo, hi in bounds:
                     yield pairs.hyps[lo:hi], pairs.refs[lo:hi], pairs.sets[lo:hi] if pairs.sets is not None else None
+                entry[3] = self._local(pairs)  # here, while the workers score the pieces (asked for the next one)
 
         if self._pool is not None:
             scored = _ordered_map(self._pool, pieces(), 2 * self.workers)
@@ -272,10 +283,10 @@ class Scorer:
         parts: list[dict[int, list[np.ndarray]]] = []
         for part in scored:
             parts.append(part)
-            tag, pairs, count = waiting[0]
+            tag, pairs, count, local = waiting[0]
             if len(parts) == count:
                 waiting.popleft()
-                columns = self._local(pairs)
+                columns = self._local(pairs) if local is None else local  # None: not asked for another piece yet
                 for g in self.pooled:
                     columns[g] = [np.concatenate(values) for values in zip(*(p[g] for p in parts))]
                 parts = []
