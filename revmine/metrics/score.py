@@ -145,6 +145,7 @@ def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric], rows:
                 statistics[metric.column].append(metric.segment_statistics(pairs.hyps[::k], sets))
             examples += len(preds)
             bar.update(len(pairs.hyps))
+            del preds, pairs, values, table, sets  # this chunk's texts go before the next chunk is read and scored
     bar.close()
     whole = {c: np.concatenate(parts) if parts else np.zeros(0) for c, parts in kept.items()}
     corpus = {m.column: m.corpus_from_statistics(np.concatenate(statistics[m.column])) for m in corpus_level
@@ -283,14 +284,15 @@ class Scorer:
         parts: list[dict[int, list[np.ndarray]]] = []
         for part in scored:
             parts.append(part)
-            tag, pairs, count, local = waiting[0]
-            if len(parts) == count:
-                waiting.popleft()
-                columns = self._local(pairs) if local is None else local  # None: not asked for another piece yet
+            if len(parts) == waiting[0][2]:
+                tag, pairs, _, columns = waiting.popleft()
+                if columns is None:  # not asked for another piece since this batch's last
+                    columns = self._local(pairs)
                 for g in self.pooled:
                     columns[g] = [np.concatenate(values) for values in zip(*(p[g] for p in parts))]
                 parts = []
                 yield tag, pairs, self._ordered(columns)
+                del tag, pairs, columns  # the batch goes before the next one's pieces come back
 
     def _local(self, pairs: Pairs) -> dict[int, list[np.ndarray]]:
         """The columns of the groups scored in this process, by group number."""
