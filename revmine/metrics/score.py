@@ -109,9 +109,9 @@ class ScoreRun:
 STREAM_CHUNK = 10_000
 
 
-def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric], rows: Callable[[pa.Table], None] | None = None,
-                 profile: dict | None = None, progress: bool = False, workers: int | None = None, ci: int = 0,
-                 engine: Engine | None = None) -> ScoreRun:
+def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
+                 rows: Callable[[pa.Table], None] | None = None, profile: dict | None = None, progress: bool = False,
+                 workers: int | None = None, ci: int = 0, engine: Engine | None = None) -> ScoreRun:
     """Score chunks of predictions (whole examples each, the same k) with every metric, handing each chunk's
     rows (fitting :func:`revmine.schema.scores_schema`) to ``rows`` as soon as they are scored, and keeping only
     what the summary needs (:class:`ScoreRun`).
@@ -189,6 +189,8 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
     run = score_chunks([preds], metrics, tables.append, profile, progress, workers, ci, engine)
     run.table = tables[0]
     return run
+
+
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
                   align: int = 1, reference_sets: Sequence[Sequence[str]] | None = None,
                   engine: Engine | None = None) -> list[np.ndarray]:
