@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,20 @@ def test_etag_conditional_request_gives_304(server, tmp_path):
     assert again == first
     assert c.stats["requests"] == 2 and c.stats["not_modified"] == 1
     assert "If-None-Match" in server.forge.log[-1][1]
+
+
+def test_fresh_after_reuses_a_newer_stored_answer_and_revalidates_an_older_one(server, tmp_path):
+    c = client(tmp_path)
+    url = f"{server.github_api}/repos/octo/demo/pulls/1/comments"
+    first, _ = c.get(url, expect=list)
+    stored_at = datetime.now(timezone.utc)
+    n = len(server.forge.log)
+    again, response = c.get(url, expect=list, fresh_after=stored_at - timedelta(hours=1))
+    assert again == first and response.from_cache and len(server.forge.log) == n  # not asked again
+    assert c.stats["cache_hits"] == 1
+    again, _ = c.get(url, expect=list, fresh_after=stored_at + timedelta(hours=1))  # updated since: asked again
+    assert again == first and len(server.forge.log) == n + 1
+    assert "If-None-Match" in server.forge.log[-1][1] and c.stats["not_modified"] == 1
 
 
 @pytest.mark.parametrize("kind,value,low,high", [
