@@ -260,6 +260,29 @@ class _CountingAdapter(HTTPAdapter):
         return response
 
 
+class _EnvironmentOnce:
+    """A session's ``merge_environment_settings`` that reads the environment once per scheme and host.
+
+    Why: with ``trust_env`` (proxies, ``NO_PROXY``, a CA bundle from the environment still apply),
+    requests scans every environment variable twice per request to find proxies: 0.22 ms of CPU a
+    request here (38 variables), a sixth of what a request costs. What it finds depends only on the URL's
+    scheme and host and on the arguments, so it is kept per client for the run (the environment is read
+    when the client first asks a host, as requests would read it then).
+    """
+
+    def __init__(self, merge: Callable[..., dict[str, Any]]):
+        self.merge = merge
+        self.settings: dict[tuple, dict[str, Any]] = {}
+
+    def __call__(self, url: str, proxies: dict[str, str] | None, stream: bool | None, verify: Any,
+                 cert: Any) -> dict[str, Any]:
+        key = (urlsplit(url)[:2], tuple(sorted((proxies or {}).items())), stream, verify, cert)
+        settings = self.settings.get(key)
+        if settings is None:  # two threads may both compute it: the same answer
+            settings = self.settings[key] = self.merge(url, proxies, stream, verify, cert)
+        return {**settings, "proxies": settings["proxies"].copy()}  # requests may add to its copy
+
+
 class _Stats(Counter):
     """A client's request counts, updated from several threads."""
 
@@ -443,6 +466,8 @@ class Client:
                 filter_fn=self._cacheable, stale_if_error=False, wal=True)
             if self.cache_mode == "offline":
                 session.trust_env = False  # nothing goes on the wire: skip per-request proxy/netrc lookups
+        merge = session.merge_environment_settings
+        session.merge_environment_settings = _EnvironmentOnce(merge)  # type: ignore[method-assign]
         session.mount("http://", self._adapter)
         session.mount("https://", self._adapter)
         session.headers["User-Agent"] = "revmine-miner"
