@@ -16,15 +16,17 @@ Figures: wall-clock seconds of the three stages (the Dask cluster's start-up is 
 engine costs in work, steadier than wall clock on a shared machine); peak resident memory of the client and,
 on Dask, of each worker (``VmHWM`` of the worker process, read on the worker after the run).
 
-Measured 2026-11-24 on the 2-core machine shared with other jobs (load average 4 to 5 throughout), 100,000
-candidates, 3 runs each, outputs byte-identical (21,107 rows kept):
+Measured 2026-11-25 (filter, split and export streaming by parts; export formatting on the engine too; peak
+memory read as VmHWM) on the 2-core machine shared with other jobs (load 0.3 to 2), 100,000 candidates, 3 runs
+each, outputs byte-identical (21,107 rows kept):
 
-    in-process:      40.7 s (spread 34.2-71.6); filter 38.4 s, split 1.8 s, export 0.6 s; CPU 35 s; peak 1,518 MiB
-    dask, 2 workers: 61.7 s (spread 49.7-110.8); filter 57.6 s, split 3.5 s, export 0.6 s; CPU 69 s (client
-                     + workers); client peak 1,651 MiB, per worker peak 423 MiB; cluster start-up 1.1 s
-    ratio dask / in-process: 1.52 (an earlier run of the same: 1.99)
+    in-process:      44.9 s (spread 38.6-59.7); filter 40.2 s, split 3.4 s, export 0.9 s; CPU 42 s; peak 793 MiB
+    dask, 2 workers: 83.6 s (spread 55.7-92.9); filter 76.5 s, split 5.2 s, export 1.9 s; CPU 91 s (client
+                     + workers); client peak 939 MiB, per worker peak 427 MiB; cluster start-up 1.0 s
+    ratio dask / in-process: 1.86 (the day before, before streaming and with ru_maxrss: 1.52 and 1.99;
+                     in-process peak then reported 1,518 MiB)
 
-Dask is slower here, for two reasons the figures show: the work doubles (69 s of CPU against 35 s: each
+Dask is slower here, for two reasons the figures show: the work doubles (91 s of CPU against 42 s: each
 worker imports scikit-learn and loads the noise model, comments and keys are pickled both ways, and the
 client still builds the join's key index, as in-process), and the two workers could not get two cores (on
 workers, a chunk of 2,000 comments took 1.5 s of CPU in 3 s of wall clock). What the engine buys is memory

@@ -30,7 +30,6 @@ import argparse
 import csv
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dask_job import FIXTURE, candidates  # noqa: E402
-from memory import peak_mib  # noqa: E402
+from memory import baseline_worktree, growth_line, peak_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("filter", "split")
@@ -106,10 +105,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        base = tmp / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline],
-                       check=True, capture_output=True)
-        try:
+        with baseline_worktree(ROOT, args.baseline, tmp / "baseline") as base:
             sizes = (args.n, 4 * args.n)
             for n in sizes:
                 pq.write_table(realistic(n, args.seed), tmp / f"candidates-{n}.parquet", row_group_size=ROW_GROUP)
@@ -132,14 +128,8 @@ def main() -> None:
             for stage in STAGES:
                 for name in revisions:
                     peaks = {n: [run["mib"] for run in runs[(name, n, stage)]] for n in sizes}
-                    median = {n: statistics.median(p) for n, p in peaks.items()}
-                    seconds = statistics.median(run["seconds"] for run in runs[(name, sizes[1], stage)])
-                    growth = (median[sizes[1]] - median[sizes[0]]) * 2 ** 20 / (sizes[1] - sizes[0])
-                    print(f"{stage:>6} {name:>18}: " + "; ".join(
-                        f"{n:,}: {median[n]:,.0f} ({min(peaks[n]):,.0f}-{max(peaks[n]):,.0f})" for n in sizes)
-                        + f"; growth {growth:,.0f} bytes/row; {seconds:.1f} s at {sizes[1]:,}")
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
+                    seconds = [run["seconds"] for run in runs[(name, sizes[1], stage)]]
+                    print(f"{stage:>6} {name:>18}: " + growth_line(peaks, seconds, "row"))
 
 
 if __name__ == "__main__":

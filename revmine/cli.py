@@ -198,7 +198,8 @@ def _run_score(args: argparse.Namespace) -> int:
         raise _Usage("--plot needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise _Usage("--plot needs matplotlib: pip install 'revmine[plots]'")
-    run = score_with(from_args(ScoreOptions, args, predictions=args.predictions), progress=_progress(args))
+    run = score_with(from_args(ScoreOptions, args, predictions=args.predictions), progress=_progress(args),
+                     out=args.out)
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
         _note(args, f"wrote {', '.join(str(p) for p in paths.values())}")

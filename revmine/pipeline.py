@@ -292,7 +292,8 @@ def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
 def _score(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     from .metrics.score import score_with, write_run
 
-    scored = score_with(job.options["score"], progress=ctx.progress, engine=ctx.engine if ctx.distributed else None)
+    scored = score_with(job.options["score"], progress=ctx.progress, engine=ctx.engine if ctx.distributed else None,
+                        out=job.out / "scores")
     paths = write_run(scored, job.out / "scores")
     last = scored.summary["per_k"][-1]
     return {"k": last["k"], "perfect": last["perfect"], "perfect_pct": last["perfect_pct"]}, list(paths.values())

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Iterable, Iterator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,24 +67,31 @@ def read_text(path: Path) -> str:
 
 
 def read_lines(path: Path) -> list[str]:
+    """The file's lines (:func:`iter_lines`) as a list."""
+    return list(iter_lines(path))
+
+
+def iter_lines(path: Path) -> Iterator[str]:
     """The file's lines, read a block at a time: strict UTF-8 (a BOM is dropped), so that a bad byte is reported
-    with its line number, and no line longer than :func:`max_line_bytes` (memory stays bounded by it)."""
+    with its line number, and no line longer than :func:`max_line_bytes` (memory stays bounded by it, and by
+    the caller: lines are yielded as they are read, so a reader that does not keep them holds one block)."""
     limit = max_line_bytes()
-    lines: list[str] = []
-    rest = b""
+    before, rest, first = 0, b"", True
     try:
         with open(path, "rb") as handle:
             while block := handle.read(1 << 20):
-                if not lines and not rest and block.startswith(b"\xef\xbb\xbf"):
+                if first and block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
+                first = False
                 pieces = (rest + block).split(b"\n")
                 rest = pieces.pop()
-                lines += _decode(path, pieces + [rest] if len(rest) > limit else pieces, len(lines), limit)
+                lines = _decode(path, pieces + [rest] if len(rest) > limit else pieces, before, limit)
+                before += len(lines)
+                yield from lines
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from exc
     if rest:
-        lines += _decode(path, [rest], len(lines), limit)
-    return lines
+        yield from _decode(path, [rest], before, limit)
 
 
 def _decode(path: Path, pieces: list[bytes], before: int, limit: int) -> list[str]:
@@ -105,14 +113,18 @@ def _decode(path: Path, pieces: list[bytes], before: int, limit: int) -> list[st
 
 
 def read_jsonl(path: Path, lines: list[str] | None = None) -> list[tuple[int, dict]]:
-    """The JSON Lines file's objects with their line numbers; blank lines are skipped.
+    """The JSON Lines file's objects with their line numbers (:func:`iter_jsonl`) as a list."""
+    return list(iter_jsonl(path, lines))
 
-    The project's one JSON Lines reader: bad bytes (through :func:`read_lines`), bad JSON and a line that
+
+def iter_jsonl(path: Path, lines: Iterable[str] | None = None) -> Iterator[tuple[int, dict]]:
+    """The JSON Lines file's objects with their line numbers, as they are read; blank lines are skipped.
+
+    The project's one JSON Lines reader: bad bytes (through :func:`iter_lines`), bad JSON and a line that
     is not a JSON object are errors naming the file and line. ``lines``: the file's lines when the
     caller has read them already (``path`` is then only named in errors).
     """
-    records = []
-    for number, line in enumerate(read_lines(path) if lines is None else lines, start=1):
+    for number, line in enumerate(iter_lines(path) if lines is None else lines, start=1):
         if not line.strip():
             continue
         try:
@@ -121,8 +133,7 @@ def read_jsonl(path: Path, lines: list[str] | None = None) -> list[tuple[int, di
             raise InputError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number) from exc
         if not isinstance(record, dict):
             raise InputError(path, f"expected a JSON object, not {type(record).__name__}", line=number)
-        records.append((number, record))
-    return records
+        yield number, record
 
 
 def read_toml(path: Path, quote: bool = True) -> dict:

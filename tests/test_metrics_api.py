@@ -172,7 +172,7 @@ def test_score_several_references_text_jsonl_parquet(tmp_path, capsys):
     for run in runs:
         assert run.values("bleu4") == pytest.approx(expected_bleu, abs=1e-12)
         # "hello world" equals the second reference of example 3 only: exact against any reference
-        assert run.table.column("exact_match").to_pylist() == [True, False, True, False]
+        assert run.exact.tolist() == [True, False, True, False]
         assert run.summary["corpus_rank1"]["bleu4"] == pytest.approx(
             sacrebleu.corpus_bleu(hyps, [REFS_1, refs2], tokenize="none").score / 100, abs=1e-12)
         assert run.summary["corpus_rank1"]["chrf"] == pytest.approx(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -176,6 +177,29 @@ def test_concurrent_run_writes_what_a_sequential_run_writes_and_is_polite(server
     for state in (tmp_path / "seq" / "state").glob("*.json"):
         seq, par = (json.loads((d / "state" / state.name).read_text()) for d in (tmp_path / "seq", tmp_path / "par"))
         assert seq["done"] == par["done"] and seq["next_part"] == par["next_part"]
+
+
+def test_a_host_with_free_slots_is_not_held_up_by_a_busy_one(server, tmp_path):
+    """Three projects on a slow host (one request at a time) and one on a fast host: the fast host's changes
+    do not queue behind the slow host's, which wait for its one slot."""
+    slow = server.forge
+    slow.latency = 0.15
+    answered: list[tuple[float, str]] = []  # (when, which host) of every request
+    slow.hooks.append(lambda _: answered.append((time.monotonic(), "slow")))
+    fast_forge = build_forge(tmp_path / "fast-forge", n_changes=12, n_pulls=4)
+    fast_forge.mirror = True
+    fast_forge.delay["/changes/?"] = 0.5  # its listing answers once the slow host's changes wait for their slot
+    fast_forge.hooks.append(lambda _: answered.append((time.monotonic(), "fast")))
+    with ForgeServer(fast_forge) as fast:
+        job = write_job(tmp_path / "job.toml", server, [("gerrit", f"demo/p{k}", None) for k in range(3)])
+        with job.open("a") as f:
+            f.write(write_job(tmp_path / "fast.toml", fast, [("gerrit", "demo/fast", None)]).read_text()
+                    .removeprefix("[job]\n"))
+        manifest = run_job(job, tmp_path / "out", JobOptions(progress=False, concurrency=4, max_concurrent_per_host=1))
+    assert [p["status"] for p in manifest["projects"]] == ["mined"] * 4
+    fast_done = max(t for t, host in answered if host == "fast")
+    slow_times = [t for t, host in answered if host == "slow"]
+    assert len(slow_times) >= 30 and len([t for t in slow_times if t < fast_done]) < len(slow_times) / 2
 
 
 def test_threads_sharing_a_token_never_exceed_its_quota(server):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import socket
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,37 @@ def test_etag_conditional_request_gives_304(server, tmp_path):
     assert again == first
     assert c.stats["requests"] == 2 and c.stats["not_modified"] == 1
     assert "If-None-Match" in server.forge.log[-1][1]
+
+
+def test_fresh_after_reuses_a_newer_stored_answer_and_revalidates_an_older_one(server, tmp_path):
+    c = client(tmp_path)
+    url = f"{server.github_api}/repos/octo/demo/pulls/1/comments"
+    first, _ = c.get(url, expect=list)
+    stored_at = datetime.now(timezone.utc)
+    n = len(server.forge.log)
+    again, response = c.get(url, expect=list, fresh_after=stored_at - timedelta(hours=1))
+    assert again == first and response.from_cache and len(server.forge.log) == n  # not asked again
+    assert c.stats["cache_hits"] == 1
+    again, _ = c.get(url, expect=list, fresh_after=stored_at + timedelta(hours=1))  # updated since: asked again
+    assert again == first and len(server.forge.log) == n + 1
+    assert "If-None-Match" in server.forge.log[-1][1] and c.stats["not_modified"] == 1
+
+
+@pytest.mark.parametrize("no_proxy,reaches", [("", False), ("127.0.0.1", True)])
+def test_proxies_from_the_environment_still_apply(server, tmp_path, monkeypatch, no_proxy, reaches):
+    with socket.socket() as closed:  # a port nothing listens on: a proxy that refuses every connection
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    monkeypatch.setenv("HTTP_PROXY", dead)
+    monkeypatch.setenv("NO_PROXY", no_proxy)
+    c = client(tmp_path, max_retries=0)
+    url = f"{server.github_api}/repos/octo/demo/pulls/1/comments"
+    for _ in range(2):  # the second request as the first, whatever the client kept of the environment
+        if reaches:
+            assert c.get(url, expect=list)[0]
+        else:
+            with pytest.raises(RemoteError, match="ProxyError"):
+                c.get(url, expect=list)
 
 
 @pytest.mark.parametrize("kind,value,low,high", [

@@ -137,3 +137,46 @@ def test_empty_parallel_files_and_missing_ids_are_errors(tmp_path: Path) -> None
     path = _write(tmp_path / "p.jsonl", '{"id": 1, "pred": "a", "ref": "a"}\n{"id": null, "pred": "b", "ref": "b"}\n')
     with pytest.raises(InputError, match=r"p\.jsonl:2 \[id\]: missing id"):
         read_predictions(path)
+
+
+def test_chunks_hold_whole_examples_and_together_make_the_file(tmp_path: Path) -> None:
+    from revmine.metrics.predictions import iter_predictions
+
+    beams = [[f"h{i} {j}" for j in range(3)] for i in range(7)]
+    refs = [f"r{i}" for i in range(7)]
+    _write(tmp_path / "p.jsonl", "".join(json.dumps({"id": f"x{i}", "pred": b, "ref": [r, r + " bis"] if i == 5 else r})
+                                         + "\n" for i, (b, r) in enumerate(zip(beams, refs))))
+    chunks = list(iter_predictions(tmp_path / "p.jsonl", size=7))  # k = 3: closed at 9 predictions, 3 examples
+    assert [len(c) for c in chunks] == [3, 3, 1]
+    assert [b for c in chunks for b in c.predictions] == beams
+    assert [r for c in chunks for r in c.references] == refs
+    assert [i for c in chunks for i in c.ids] == [f"x{i}" for i in range(7)]
+    assert [c.extra_references for c in chunks] == [None, [[], [], ["r5 bis"]], None]
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("late.txt", "ORACLE : a\nPREDICTION 1 : a\n\nORACLE : b\nPREDICTION 1 : b\n\nORACLE : c\nPREDICTION 2 : c\n", 8),
+    ("late.jsonl", '{"pred": "a", "ref": "a"}\n{"pred": "b", "ref": "b"}\n{"pred": ["c", "d"], "ref": "c"}\n', 3),
+])
+def test_an_error_in_a_later_chunk_names_its_line(tmp_path: Path, name: str, text: str, line: int) -> None:
+    from revmine.metrics.predictions import iter_predictions
+
+    chunks = iter_predictions(_write(tmp_path / name, text), size=1)
+    assert next(chunks).references == ["a"]  # the first chunk is read before the error is reached
+    with pytest.raises(InputError, match=rf"{name.replace('.', '[.]')}:{line}\b"):
+        list(chunks)
+
+
+def test_parallel_files_of_different_lengths_are_counted_to_their_ends(tmp_path: Path) -> None:
+    from revmine.metrics.predictions import iter_predictions
+
+    _write(tmp_path / "hyp.txt", "".join(f"h{i}\n" for i in range(9)))  # beam 2: one line short of 5 examples
+    _write(tmp_path / "ref.txt", "".join(f"r{i}\n" for i in range(5)))
+    _write(tmp_path / "ref2.txt", "".join(f"s{i}\n" for i in range(6)))
+    with pytest.raises(InputError, match=r"hyp\.txt: 9 hypothesis lines, but .*ref\.txt has 5 references and the "
+                                         r"beam is 2: expected 10 lines"):
+        list(iter_predictions(tmp_path / "hyp.txt", references=tmp_path / "ref.txt", beam=2, size=2))
+    _write(tmp_path / "hyp.txt", "".join(f"h{i}\n" for i in range(10)))
+    with pytest.raises(InputError, match=r"ref2\.txt: 6 references, but .*ref\.txt has 5"):
+        list(iter_predictions(tmp_path / "hyp.txt", references=[tmp_path / "ref.txt", tmp_path / "ref2.txt"],
+                              beam=2, size=2))

@@ -181,3 +181,97 @@ def test_chunk_bounds_cover_in_order_on_beam_boundaries() -> None:
         bounds = chunk_bounds(n, workers, k)
         assert [i for lo, hi in bounds for i in range(lo, hi)] == list(range(n))
         assert all(lo % k == 0 for lo, _ in bounds) and len(bounds) <= 4 * workers
+
+
+def _same_rows(a: Path, b: Path) -> None:
+    """Two scores.parquet files hold the same rows, NaN for NaN (which defeats Table.equals)."""
+    ta, tb = pq.read_table(a), pq.read_table(b)
+    assert ta.schema.equals(tb.schema, check_metadata=True) and ta.num_rows == tb.num_rows
+    for name, x, y in zip(ta.column_names, ta.columns, tb.columns):
+        same = x.to_numpy().tobytes() == y.to_numpy().tobytes() if x.type == "double" else x.equals(y)
+        assert same, name
+
+
+def test_chunk_boundaries_do_not_change_the_outputs(tufano_dir: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine.metrics import score
+
+    path = tufano_dir / "predictions" / "1-encoder_k10_abstracted.txt"
+    specs = "bleu, chrf, sed, treed"  # corpus statistics (BLEU, chrF), shared ones (SED), NaN (TREED)
+    whole = score.score_file(path, metrics=specs, out=tmp_path / "whole", ci=50)
+    monkeypatch.setattr(score, "STREAM_CHUNK", 1000)  # 100 examples of k = 10 a chunk, scored by 2 processes
+    parts = score.score_file(path, metrics=specs, out=tmp_path / "parts", ci=50, workers=2)
+    assert pq.ParquetFile(whole.path).num_row_groups == 2 and pq.ParquetFile(parts.path).num_row_groups == 18
+    _same_rows(whole.path, parts.path)
+    assert json.dumps(whole.summary) == json.dumps(parts.summary)
+    assert whole.summary["corpus_rank1"]["bleu4"] > 0 and np.isnan(parts.values("treed")).any()
+    a, b = write_run(whole, tmp_path / "whole"), write_run(parts, tmp_path / "parts")
+    assert a["summary_json"].read_bytes() == b["summary_json"].read_bytes()
+    assert a["summary_md"].read_bytes() == b["summary_md"].read_bytes()
+    with pytest.raises(ValueError, match="not in"):
+        write_run(parts, tmp_path / "elsewhere")  # the rows were streamed to parts/, not kept
+
+
+def test_several_references_in_some_chunks_only_score_as_one_reading(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine.metrics import score
+
+    rows = [{"id": i, "pred": [h, h + " x"], "ref": [r, h] if i == 3 else r}
+            for i, (h, r) in enumerate([("a b", "a b c"), ("d e f", "d e"), ("g", "h i"), ("j k", "j l"), ("m", "m")])]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    specs = "bleu, chrf, ter, sed, rougeL"
+    whole = score.score_file(tmp_path / "p.jsonl", metrics=specs, out=tmp_path / "whole")
+    monkeypatch.setattr(score, "STREAM_CHUNK", 1)  # one example a chunk: only example 3 has two references
+    parts = score.score_file(tmp_path / "p.jsonl", metrics=specs, out=tmp_path / "parts")
+    _same_rows(whole.path, parts.path)
+    assert json.dumps(whole.summary) == json.dumps(parts.summary)
+    assert parts.exact.tolist() == [False, False, False, False, False, False, True, False, True, False]
+
+
+class _FailsLater(_Length):
+    """Scores its first batch, fails on the second: a scoring interrupted half-way."""
+
+    name = "fails_later"
+
+    def __init__(self) -> None:
+        self.batches = 0
+
+    def sentence_scores(self, hypotheses, references):
+        self.batches += 1
+        if self.batches == 2:
+            raise KeyboardInterrupt
+        return super().sentence_scores(hypotheses, references)
+
+
+def test_interrupted_scoring_leaves_no_partial_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from revmine.metrics import score
+
+    before = write_run(score_predictions(read_predictions(EXAMPLE), [_Length()]), tmp_path)["scores"].read_bytes()
+    metric = _FailsLater()
+    monkeypatch.setattr(score, "select_metrics", lambda *args: ([metric], None))
+    monkeypatch.setattr(score, "STREAM_CHUNK", 3)  # one example of k = 3 a chunk
+    with pytest.raises(KeyboardInterrupt):
+        score.score_file(EXAMPLE, out=tmp_path)
+    assert metric.batches == 2  # the first chunk was scored and written to the temporary file
+    assert (tmp_path / "scores.parquet").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.parquet", "summary.json", "summary.md"]
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("late.txt", "ORACLE : a\nPREDICTION 1 : a\n\nORACLE : b\nPREDICTION 1 : b\n\nORACLE : c\nPREDICTIO 1 : c\n", 8),
+    ("late.jsonl", '{"pred": "a", "ref": "a"}\n{"pred": "b", "ref": "b"}\n{"pred": "c"}\n', 3),
+])
+def test_an_error_in_a_later_chunk_is_named_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               name: str, text: str, line: int) -> None:
+    from revmine.metrics import score
+
+    (tmp_path / name).write_text(text)
+    metric = _Length()
+    calls = []
+    monkeypatch.setattr(metric, "sentence_scores", lambda h, r: calls.append(len(h)) or np.zeros(len(h)))
+    monkeypatch.setattr(score, "select_metrics", lambda *args: ([metric], None))
+    monkeypatch.setattr(score, "STREAM_CHUNK", 1)
+    with pytest.raises(InputError, match=rf"{name.replace('.', '[.]')}:{line}\b"):
+        score.score_file(tmp_path / name, out=tmp_path / "out")
+    assert calls == [1, 1]  # the chunks before the bad line were scored
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

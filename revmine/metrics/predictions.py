@@ -23,19 +23,23 @@ the others a list in the reference field. ``references`` then holds the first of
 
 Every example must have the same number k of predictions: a varying beam would make "perfect at k"
 meaningless, so it is an error naming the line. Undecodable bytes are an error naming the line too.
+
+:func:`iter_predictions` reads any format in chunks of whole examples, with the whole file's checks, so
+that the score stage holds one chunk at a time; :func:`read_predictions` and the ``read_*`` functions are
+the same reading in one chunk.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..errors import InputError
-from ..store import read_table
-from ..textio import read_jsonl as read_json_objects
-from ..textio import read_lines
+from ..store import Parts
+from ..textio import iter_jsonl, iter_lines
 
 FORMATS = ("tufano", "text", "jsonl", "parquet")
 
@@ -84,40 +88,78 @@ class Predictions:
 _TUFANO_LINE = re.compile(r"^(INPUT_NL|INPUT_CODE|ORACLE|PREDICTION (\d+))\s*:(?: (.*)|$)")
 
 
+class _Example(NamedTuple):
+    """One example as a reader yields it: its k predictions, its references (the first, then any others),
+    its id and its model inputs."""
+
+    beam: list[str]
+    references: list[str]
+    id: str | None = None
+    inputs: dict[str, str] = {}
+
+
+def _chunked(examples: Iterable[_Example], size: int | None, source: Path, fmt: str) -> Iterator[Predictions]:
+    """``examples`` gathered into :class:`Predictions` of whole examples, each closed once it holds ``size``
+    predictions or more (None: one for the whole file)."""
+    chunk: list[_Example] = []
+    held = 0
+    for example in examples:
+        chunk.append(example)
+        held += len(example.beam)
+        if size is not None and held >= size:
+            yield _predictions(chunk, source, fmt)
+            chunk, held = [], 0
+    if chunk:
+        yield _predictions(chunk, source, fmt)
+
+
+def _predictions(chunk: list[_Example], source: Path, fmt: str) -> Predictions:
+    extra = [e.references[1:] for e in chunk]
+    return Predictions([e.beam for e in chunk], [e.references[0] for e in chunk],
+                       ids=[e.id for e in chunk] if chunk[0].id is not None else None,  # type: ignore[misc]
+                       inputs={name: [e.inputs[name] for e in chunk] for name in chunk[0].inputs},
+                       source=str(source), format=fmt, extra_references=extra if any(extra) else None)
+
+
 def read_tufano(path: str | Path) -> Predictions:
-    """Read the Tufano et al. block format; checks ranks are 1..k in order and k is the same everywhere."""
-    path = Path(path)
-    preds: list[list[str]] = []
-    refs: list[str] = []
-    inputs: dict[str, list[str]] = {}
+    """Read the Tufano et al. block format whole (:func:`iter_predictions` reads it in chunks)."""
+    return _whole(iter_predictions(path, "tufano"))
+
+
+def _tufano_examples(path: Path) -> Iterator[_Example]:
+    """The Tufano et al. blocks; checks ranks are 1..k in order and k and the INPUT lines are the same
+    everywhere."""
     block: dict[str, str] = {}
     block_preds: list[str] = []
     block_start = 0
+    first: _Example | None = None
 
-    def close(end_line: int) -> None:
+    def close() -> _Example | None:
+        nonlocal first
         if not block and not block_preds:
-            return
+            return None
         if "ORACLE" not in block:
             raise InputError(path, "block has no ORACLE line", line=block_start)
         if not block_preds:
             raise InputError(path, "block has no PREDICTION line", line=block_start)
-        if preds and len(block_preds) != len(preds[0]):
+        if first is not None and len(block_preds) != len(first.beam):
             raise InputError(path, f"block has {len(block_preds)} predictions, earlier blocks have "
-                                   f"{len(preds[0])} (inconsistent k)", line=block_start)
-        refs.append(block["ORACLE"])
-        preds.append(list(block_preds))
+                                   f"{len(first.beam)} (inconsistent k)", line=block_start)
         for name in ("INPUT_CODE", "INPUT_NL"):
-            if len(refs) > 1 and (name in block) != (name in inputs):
+            if first is not None and (name in block) != (name in first.inputs):
                 have = "has" if name in block else "has no"
                 raise InputError(path, f"block {have} {name} line, unlike the blocks before it", line=block_start)
-            if name in block:
-                inputs.setdefault(name, []).append(block[name])
+        example = _Example(list(block_preds), [block["ORACLE"]],
+                           inputs={name: block[name] for name in ("INPUT_CODE", "INPUT_NL") if name in block})
+        first = first or example
         block.clear()
         block_preds.clear()
+        return example
 
-    for number, line in enumerate(read_lines(path), start=1):
+    for number, line in enumerate(iter_lines(path), start=1):
         if not line.strip():
-            close(number)
+            if (example := close()) is not None:
+                yield example
             continue
         match = _TUFANO_LINE.match(line)
         if match is None:
@@ -135,34 +177,55 @@ def read_tufano(path: str | Path) -> Predictions:
             raise InputError(path, f"second {tag} line in one block (missing blank line?)", line=number)
         else:
             block[tag] = value
-    close(0)
-    if inputs and any(len(v) != len(refs) for v in inputs.values()):
-        raise InputError(path, "INPUT lines present in only some blocks")
-    if not refs:
+    if (example := close()) is not None:
+        yield example
+    if first is None:
         raise InputError(path, "no prediction blocks found")
-    return Predictions(preds, refs, inputs=inputs, source=str(path), format="tufano")
 
 
 def read_text(hypotheses: str | Path, references: str | Path | Sequence[str | Path], beam: int = 1) -> Predictions:
-    """Read parallel files: ``beam`` consecutive hypothesis lines per reference line; several references
-    files give several references per example (line i of each)."""
-    hyp_path = Path(hypotheses)
-    ref_paths = [Path(references)] if isinstance(references, (str, Path)) else [Path(r) for r in references]
+    """Read parallel files whole (:func:`iter_predictions` reads them in chunks)."""
+    return _whole(iter_predictions(hypotheses, "text", references, beam))
+
+
+class _Counted:
+    """Lines taken from an iterator, counted, so that a file's length is known once it has been read."""
+
+    def __init__(self, lines: Iterator[str]):
+        self.lines, self.count = lines, 0
+
+    def take(self, n: int) -> list[str]:
+        got = list(islice(self.lines, n))
+        self.count += len(got)
+        return got
+
+    def total(self) -> int:
+        """Lines in the file: those taken and the rest, read now."""
+        self.count += sum(1 for _ in self.lines)
+        return self.count
+
+
+def _text_examples(hyp_path: Path, ref_paths: list[Path], beam: int) -> Iterator[_Example]:
+    """``beam`` consecutive hypothesis lines per reference line, read in step; several references files
+    give several references per example (line i of each). Line counts are checked when the files end."""
     if beam < 1:
         raise InputError.setting("beam", f"must be at least 1, got {beam}")
-    hyps, refs = read_lines(hyp_path), read_lines(ref_paths[0])
-    if not refs:
+    refs, hyps = _Counted(iter_lines(ref_paths[0])), _Counted(iter_lines(hyp_path))
+    more = [_Counted(iter_lines(path)) for path in ref_paths[1:]]
+    while ref := refs.take(1):
+        lines, extra = hyps.take(beam), [m.take(1) for m in more]
+        if len(lines) < beam or not all(extra):
+            break  # a file ended early: the counts below say which
+        yield _Example(lines, ref + [line for (line,) in extra])
+    n = refs.total()
+    if not n:
         raise InputError(ref_paths[0], "no references: the file is empty")
-    if len(hyps) != beam * len(refs):
-        raise InputError(hyp_path, f"{len(hyps)} hypothesis lines, but {ref_paths[0]} has {len(refs)} references "
-                                   f"and the beam is {beam}: expected {beam * len(refs)} lines")
-    more = [read_lines(path) for path in ref_paths[1:]]
+    if hyps.total() != beam * n:
+        raise InputError(hyp_path, f"{hyps.count} hypothesis lines, but {ref_paths[0]} has {n} references "
+                                   f"and the beam is {beam}: expected {beam * n} lines")
     for path, lines in zip(ref_paths[1:], more):
-        if len(lines) != len(refs):
-            raise InputError(path, f"{len(lines)} references, but {ref_paths[0]} has {len(refs)}")
-    preds = [hyps[i * beam:(i + 1) * beam] for i in range(len(refs))]
-    extra = [list(row) for row in zip(*more)] if more else None
-    return Predictions(preds, refs, source=str(hyp_path), format="text", extra_references=extra)
+        if lines.total() != n:
+            raise InputError(path, f"{lines.count} references, but {ref_paths[0]} has {n}")
 
 
 def _pick(names: Sequence[str], wanted: str | None, candidates: Sequence[str], path: Path, what: str,
@@ -189,47 +252,59 @@ def _as_beam(value: object, path: Path, line: int | None, fld: str) -> list[str]
                      line=line, field=fld)
 
 
-def _from_records(records: list[tuple[int | None, dict]], path: Path, fmt: str, pred_field: str | None,
-                  ref_field: str | None, id_field: str | None) -> Predictions:
-    if not records:
-        raise InputError(path, "no records")
-    names = list(records[0][1].keys())
-    pf = _pick(names, pred_field, PREDICTION_FIELDS, path, "prediction")
-    rf = _pick(names, ref_field, REFERENCE_FIELDS, path, "reference")
-    idf = _pick(names, id_field, ID_FIELDS, path, "id", required=False)
-    preds, refs, ids, extra = [], [], [], []
+def _record_examples(records: Iterable[tuple[int | None, dict]], path: Path, pred_field: str | None,
+                     ref_field: str | None, id_field: str | None) -> Iterator[_Example]:
+    """Examples from records (JSON objects, Parquet rows) with their line or row numbers; the fields are
+    picked from the first record."""
+    fields: tuple[str, str, str | None] | None = None
+    k = 0
     for line, rec in records:
+        if fields is None:
+            names = list(rec.keys())
+            fields = (_pick(names, pred_field, PREDICTION_FIELDS, path, "prediction"),  # type: ignore[assignment]
+                      _pick(names, ref_field, REFERENCE_FIELDS, path, "reference"),
+                      _pick(names, id_field, ID_FIELDS, path, "id", required=False))
+        pf, rf, idf = fields
         for fld in (pf, rf):
             if fld not in rec or rec[fld] is None:
                 raise InputError(path, "missing value", line=line, field=fld)
         beam = _as_beam(rec[pf], path, line, pf)
-        if preds and len(beam) != len(preds[0]):
-            raise InputError(path, f"{len(beam)} predictions where earlier records have {len(preds[0])} "
+        if k and len(beam) != k:
+            raise InputError(path, f"{len(beam)} predictions where earlier records have {k} "
                                    "(inconsistent k)", line=line, field=pf)
-        ref, *more = _as_beam(rec[rf], path, line, rf)  # one reference or a list of them
-        preds.append(beam)
-        refs.append(ref)
-        extra.append(more)
-        if idf is not None:
-            if rec.get(idf) is None:
-                raise InputError(path, "missing id (the id field is present in other records)", line=line, field=idf)
-            ids.append(str(rec[idf]))
-    return Predictions(preds, refs, ids=ids if idf is not None else None, source=str(path), format=fmt,
-                       extra_references=extra if any(extra) else None)
+        k = len(beam)
+        if idf is not None and rec.get(idf) is None:
+            raise InputError(path, "missing id (the id field is present in other records)", line=line, field=idf)
+        yield _Example(beam, _as_beam(rec[rf], path, line, rf),  # one reference or a list of them
+                       str(rec[idf]) if idf is not None else None)
+    if fields is None:
+        raise InputError(path, "no records")
 
 
 def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
                id_field: str | None = None) -> Predictions:
-    path = Path(path)
-    return _from_records(read_json_objects(path), path, "jsonl", pred_field, ref_field, id_field)
+    """Read JSON Lines predictions whole (:func:`iter_predictions` reads them in chunks)."""
+    return _whole(iter_predictions(path, "jsonl", pred_field=pred_field, ref_field=ref_field, id_field=id_field))
 
 
 def read_parquet(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
                  id_field: str | None = None) -> Predictions:
-    path = Path(path)
-    rows = read_table(path).to_pylist()  # each value's type is checked with its row below
-    # Parquet rows have no line numbers; report 1-based row numbers in their place.
-    return _from_records(list(enumerate(rows, start=1)), path, "parquet", pred_field, ref_field, id_field)
+    """Read Parquet predictions whole (:func:`iter_predictions` reads them in chunks)."""
+    return _whole(iter_predictions(path, "parquet", pred_field=pred_field, ref_field=ref_field, id_field=id_field))
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """The rows as dicts, a record batch at a time, numbered from 1: Parquet rows have no line numbers, so
+    errors name the row in their place (each value's type is checked with its row)."""
+    number = 0
+    for batch in Parts(path).iter_batches(_PARQUET_BATCH):
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row
+
+
+#: Rows per record batch read from a Parquet predictions file.
+_PARQUET_BATCH = 4096
 
 
 def detect_format(path: str | Path) -> str:
@@ -259,15 +334,38 @@ def read_predictions(path: str | Path, fmt: str | None = None,
                      references: str | Path | Sequence[str | Path] | None = None,
                      beam: int = 1, pred_field: str | None = None, ref_field: str | None = None,
                      id_field: str | None = None) -> Predictions:
-    """Read predictions in any supported format (detected when ``fmt`` is None)."""
+    """Read predictions in any supported format (detected when ``fmt`` is None), whole."""
+    return _whole(iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field))
+
+
+def iter_predictions(path: str | Path, fmt: str | None = None,
+                     references: str | Path | Sequence[str | Path] | None = None,
+                     beam: int = 1, pred_field: str | None = None, ref_field: str | None = None,
+                     id_field: str | None = None, size: int | None = None) -> Iterator[Predictions]:
+    """Read predictions in any supported format in chunks of whole examples (all k predictions of an
+    example in one chunk), each closed once it holds ``size`` predictions or more (None: one chunk), so
+    that a caller holds one chunk at a time. The checks are the whole file's (the same k everywhere,
+    INPUT lines in every block or none, the files' line counts); an error in a later chunk is raised when
+    that chunk is read, naming the file and line (or row) and field as ever.
+    """
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    path = Path(path)
     if fmt == "tufano":
-        return read_tufano(path)
-    if fmt == "text":
+        examples = _tufano_examples(path)
+    elif fmt == "text":
         if not references:
             raise InputError(path, "plain-text predictions need a references file (--refs)")
-        return read_text(path, references, beam)
-    reader = read_jsonl if fmt == "jsonl" else read_parquet
-    return reader(path, pred_field, ref_field, id_field)
+        ref_paths = [Path(references)] if isinstance(references, (str, Path)) else [Path(r) for r in references]
+        examples = _text_examples(path, ref_paths, beam)
+    else:
+        records = iter_jsonl(path) if fmt == "jsonl" else _parquet_rows(path)
+        examples = _record_examples(records, path, pred_field, ref_field, id_field)
+    return _chunked(examples, size, path, fmt)
+
+
+def _whole(chunks: Iterator[Predictions]) -> Predictions:
+    """The one chunk of a reading with ``size=None``."""
+    (whole,) = chunks
+    return whole

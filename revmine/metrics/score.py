@@ -12,24 +12,33 @@ chrF and TER sum sacrebleu's statistics) also get their corpus value over the ra
 is what papers report as "BLEU", beside the mean of sentence scores. ``ci=N`` adds to every mean its
 95% percentile-bootstrap interval over N resamples.
 
-``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform):
-the pairs are cut into contiguous chunks (whole beams, so a reference's k pairs stay together and its
-cached statistics are reused), every chunk of every metric is a task, and each metric's chunks are
-concatenated in order. Values are byte-identical to ``workers=1``, because a metric's value for a pair
-does not depend on the other pairs of its batch (``Metric.sentence_scores``'s contract). Metrics with
-``parallel_safe = False``, and metrics that cannot be pickled (a warning says which), are scored in the
-calling process on the whole list. Each worker receives the pairs and the metrics once, when it starts;
-starting costs the imports and, for the METEOR family, loading WordNet (about a second a worker).
+The stage streams by parts (:func:`score_file`): the predictions are read :data:`STREAM_CHUNK` at a time
+(whole examples, :func:`revmine.metrics.predictions.iter_predictions`), each chunk is scored and its rows
+appended to ``scores.parquet`` (an atomic writer: the file appears only once every chunk is in), and what
+the summary needs is all that is kept: each metric's scores and the exact-match flags (medians, quartiles,
+best-of-k and bootstrap intervals need every value), and per corpus-level metric the segment statistics
+of the rank-1 predictions (``Metric.segment_statistics``), from which ``corpus_from_statistics`` gives the
+corpus value at the end. The texts are held one chunk at a time; the outputs are the same bytes whatever
+the chunk size, because a metric's value for a pair does not depend on the other pairs of its batch
+(``Metric.sentence_scores``'s contract). A metric with ``parallel_safe = False`` cannot promise that, so
+with one the file is scored in one chunk.
+
+``workers=N`` (N > 1) scores in N worker processes (``spawn``, so it behaves the same on every platform),
+started once for the whole file (:class:`Scorer`): each chunk is cut into pieces of about
+:data:`ENGINE_CHUNK` pairs (whole beams, so a reference's k pairs stay together and its cached statistics
+are reused), each piece is a task scoring every metric sent there, and the pieces come back in order.
+Metrics that cannot be pickled (a warning says which) and those not ``parallel_safe`` are scored in the
+calling process, meanwhile. Each worker receives the metrics once, when it starts; starting costs the
+imports and, for the METEOR family, loading WordNet (about a second a worker).
 
 Metrics computed from the same per-pair statistics (``SharedStatistics`` with equal keys: Levenshtein,
-its similarity and both SED on one tokeniser) are scored as one group, in this process or as one task
-per chunk: the stage computes the statistics once per batch and passes them to each metric.
+its similarity and both SED on one tokeniser) are scored as one group, in this process or in one task
+per piece: the stage computes the statistics once per batch and passes them to each metric.
 
 On an engine (:mod:`revmine.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
-pairs are cut the same way, into chunks of about :data:`ENGINE_CHUNK` pairs (whole beams), and each chunk is
-one call that scores it with every metric sent there; the metrics travel to each worker once. The same
-metrics as above stay in this process, and corpus-level values are computed here, on the whole rank-1
-list, in :func:`summarize`: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
+pieces are the same and are mapped over the engine, the metrics travelling to each worker once for the
+whole file, at most the engine's window of pieces in flight; the rank-1 statistics and the summary are
+computed here: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
 """
 
 from __future__ import annotations
@@ -39,25 +48,25 @@ import multiprocessing
 import pickle
 import textwrap
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import __version__
 from ..engine import ENGINES, Engine, open_engine
 from ..options import check, option
 from ..progress import progress_bar
 from ..schema import scores_schema
-from ..store import atomic_path, write_json, write_table, write_text, writing
+from ..store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
 from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .predictions import FORMATS as PREDICTION_FORMATS
-from .predictions import Predictions, read_predictions
+from .predictions import Predictions, iter_predictions
 from .profiles import PROFILES
 from .registry import make_metrics, select_metrics, split_specs
 from .significance import bootstrap_interval
@@ -65,16 +74,22 @@ from .significance import bootstrap_interval
 
 @dataclass
 class ScoreRun:
-    """What one scoring run produced: the score rows and everything needed to summarise them."""
+    """What one scoring run keeps to summarise it: each metric's scores and the exact-match flags, one per
+    (example, rank), and the corpus values of the rank-1 predictions. The texts are not kept: a streamed
+    run (:func:`score_file` with ``out``) wrote its rows to ``path`` chunk by chunk; ``table`` holds them
+    only for :func:`score_predictions`, whose predictions are in memory anyway."""
 
-    table: pa.Table
     metrics: list[Metric]
     k: int
+    exact: np.ndarray
+    scores: dict[str, np.ndarray]
+    corpus: dict[str, float]
     source: str = ""
     profile: dict | None = None
-    summary: dict = field(default_factory=dict)
-    reference_sets: list[list[str]] | None = None  # per example all its references, when several
     ci: int = 0  # bootstrap resamples for the summary's 95% confidence intervals (0: none)
+    summary: dict = field(default_factory=dict)
+    table: pa.Table | None = None
+    path: Path | None = None
 
     @property
     def signatures(self) -> dict[str, str]:
@@ -82,132 +97,229 @@ class ScoreRun:
 
     @property
     def examples(self) -> int:
-        return self.table.num_rows // self.k if self.k else 0
+        return len(self.exact) // self.k if self.k else 0
 
     def values(self, column: str) -> np.ndarray:
         """A score column as float64, one value per (example, rank)."""
-        return self.table.column(column).to_numpy(zero_copy_only=False).astype(np.float64)
+        return self.scores[column]
 
 
-def _flatten(preds: Predictions) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
-    k = preds.k
-    hyps, refs = preds.flat()
-    example = np.repeat(np.arange(len(preds), dtype=np.int64), k)
-    rank = np.tile(np.arange(1, k + 1, dtype=np.int32), len(preds))
-    return hyps, refs, example, rank
+#: Predictions read and scored at a time (whole examples) by :func:`score_file`: enough for the compiled
+#: kernels and the workers' tasks to pay off, few enough that the texts of a large file are never held whole.
+STREAM_CHUNK = 10_000
 
 
-def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
-                      progress: bool = False, workers: int | None = None, ci: int = 0,
-                      engine: Engine | None = None) -> ScoreRun:
-    """Score every prediction with every metric; returns rows fitting :func:`revmine.schema.scores_schema`.
+def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
+                 rows: Callable[[pa.Table], None] | None = None, profile: dict | None = None, progress: bool = False,
+                 workers: int | None = None, ci: int = 0, engine: Engine | None = None) -> ScoreRun:
+    """Score chunks of predictions (whole examples each, the same k) with every metric, handing each chunk's
+    rows (fitting :func:`revmine.schema.scores_schema`) to ``rows`` as soon as they are scored, and keeping only
+    what the summary needs (:class:`ScoreRun`).
 
     ``workers``: processes to score in (None or 1: this process only); ``engine``: where to score instead
-    (chunks of pairs, see the module docstring).
-    Several references per example (``preds.reference_sets()``): every metric scores against all of them
+    (pieces of pairs, see the module docstring). Several references per example
+    (``Predictions.reference_sets()``): every metric scores against all of them
     (``Metric.multi_reference_scores``), a prediction is exact when it equals one of them, and the
     ``reference`` column holds the first. ``ci``: bootstrap resamples for the summary's 95% intervals.
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
         raise InputError.setting("metrics", f"two metrics write the same column: {columns}")
-    hyps, refs, example, rank = _flatten(preds)
-    sets = preds.reference_sets()
-    flat_sets = [s for s in sets for _ in range(preds.k)] if sets else None
-    exact = np.fromiter((any(h.split() == r.split() for r in (flat_sets[i] if flat_sets else [refs[i]]))
-                         for i, h in enumerate(hyps)), dtype=bool, count=len(hyps))
-    perfect = np.maximum.accumulate(exact.reshape(len(preds), preds.k), axis=1).ravel() if len(preds) else exact
-    data: dict[str, object] = {
-        "example": example,
-        "id": np.repeat(np.array(preds.ids, dtype=object), preds.k) if preds.ids else [None] * len(hyps),
-        "k": rank,
-        "prediction": hyps,
-        "reference": refs,
-        "exact_match": exact,
-        "perfect_at_k": perfect,
-    }
-    columns_scored = score_columns(metrics, hyps, refs, workers, preds.k, progress, flat_sets, engine)
-    for metric, values in zip(metrics, columns_scored):
-        data[metric.column] = values
     schema = scores_schema(columns)
-    table = pa.table({name: data[name] for name in schema.names}, schema=schema)
-    run = ScoreRun(table, list(metrics), preds.k, preds.source, profile, reference_sets=sets, ci=ci)
+    corpus_level = [m for m in metrics if _has_corpus_level(m)]
+    kept: dict[str, list[np.ndarray]] = {c: [] for c in ["exact_match", *columns]}
+    statistics: dict[str, list[np.ndarray]] = {m.column: [] for m in corpus_level}
+    k, source, examples = 0, "", 0
+    bar = progress_bar(desc="score", unit="prediction", enabled=progress)
+    with Scorer(metrics, workers, engine) as scorer:
+        for preds, pairs, values in scorer.stream((preds, _pairs(preds)) for preds in chunks):
+            k, source = preds.k, source or preds.source
+            table = _rows(preds, examples, pairs, dict(zip(columns, values)), schema)
+            if rows is not None:
+                rows(table)
+            kept["exact_match"].append(table.column("exact_match").to_numpy(zero_copy_only=False))
+            for column, column_values in zip(columns, values):
+                kept[column].append(column_values)
+            sets = preds.reference_sets() or [[r] for r in preds.references]
+            for metric in corpus_level if len(preds) else ():
+                statistics[metric.column].append(metric.segment_statistics(pairs.hyps[::k], sets))
+            examples += len(preds)
+            bar.update(len(pairs.hyps))
+            del preds, pairs, values, table, sets  # this chunk's texts go before the next chunk is read and scored
+    bar.close()
+    whole = {c: np.concatenate(parts) if parts else np.zeros(0) for c, parts in kept.items()}
+    corpus = {m.column: m.corpus_from_statistics(np.concatenate(statistics[m.column])) for m in corpus_level
+              if examples}
+    run = ScoreRun(list(metrics), k, whole.pop("exact_match").astype(bool), whole, corpus, source, profile, ci)
     run.summary = summarize(run)
     return run
 
 
+def _pairs(preds: Predictions) -> Pairs:
+    """A chunk's (prediction, reference) pairs, example by example, rank by rank."""
+    hyps, refs = preds.flat()
+    sets = preds.reference_sets()
+    return Pairs(hyps, refs, [s for s in sets for _ in range(preds.k)] if sets else None, preds.k)
+
+
+def _rows(preds: Predictions, first: int, pairs: Pairs, values: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
+    """A chunk's score rows; its examples are numbered from ``first``."""
+    n, k = len(preds), preds.k
+    exact = np.fromiter((any(h.split() == r.split() for r in (pairs.sets[i] if pairs.sets else [pairs.refs[i]]))
+                         for i, h in enumerate(pairs.hyps)), dtype=bool, count=len(pairs.hyps))
+    data: dict[str, object] = {
+        "example": np.repeat(np.arange(first, first + n, dtype=np.int64), k),
+        "id": np.repeat(np.array(preds.ids, dtype=object), k) if preds.ids else [None] * len(pairs.hyps),
+        "k": np.tile(np.arange(1, k + 1, dtype=np.int32), n),
+        "prediction": pairs.hyps,
+        "reference": pairs.refs,
+        "exact_match": exact,
+        "perfect_at_k": np.maximum.accumulate(exact.reshape(n, k), axis=1).ravel() if n else exact,
+        **values,
+    }
+    return pa.table({name: data[name] for name in schema.names}, schema=schema)
+
+
+def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
+                      progress: bool = False, workers: int | None = None, ci: int = 0,
+                      engine: Engine | None = None) -> ScoreRun:
+    """Score predictions held in memory (:func:`score_chunks` on one chunk); the run keeps its rows
+    (``table``) for :func:`write_run`."""
+    tables: list[pa.Table] = []
+    run = score_chunks([preds], metrics, tables.append, profile, progress, workers, ci, engine)
+    run.table = tables[0]
+    return run
+
+
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
-                  align: int = 1, progress: bool = False,
-                  reference_sets: Sequence[Sequence[str]] | None = None,
+                  align: int = 1, reference_sets: Sequence[Sequence[str]] | None = None,
                   engine: Engine | None = None) -> list[np.ndarray]:
     """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1, or on
-    ``engine`` in chunks of :data:`ENGINE_CHUNK` pairs when given (with ``reference_sets``, per pair all its
-    references: ``multi_reference_scores``).
+    ``engine`` (with ``reference_sets``, per pair all its references: ``multi_reference_scores``): one batch
+    through a :class:`Scorer`. Piece boundaries fall on multiples of ``align`` (the beam size). The result
+    equals, byte for byte, calling every metric on the whole lists in this process.
+    """
+    several = len(hyps) > 1  # one pair is not worth a worker
+    with Scorer(metrics, workers if several else 1, engine if several else None) as scorer:
+        ((_, _, columns),) = scorer.stream([(None, Pairs(hyps, refs, reference_sets, align))])
+    return columns
+
+
+class Pairs(NamedTuple):
+    """A batch of (prediction, reference) pairs to score."""
+
+    hyps: Sequence[str]
+    refs: Sequence[str]
+    sets: Sequence[Sequence[str]] | None = None  # per pair all its references, when several
+    align: int = 1  # pieces sent to workers end on multiples of it (the beam size)
+
+
+T = TypeVar("T")
+
+
+class Scorer:
+    """Scores batches of pairs with fixed metrics: in this process, in ``workers`` processes kept for all the
+    batches, or on ``engine``. A context manager: the processes stop when it closes.
 
     Metrics that share statistics (:class:`SharedStatistics` with equal keys) are scored together: the
-    statistics are computed once per chunk and passed to each. Chunk boundaries fall on multiples of
-    ``align`` (the beam size). The result equals, byte for byte, calling every metric on the whole lists
-    in this process.
+    statistics are computed once per piece and passed to each. Metrics with ``parallel_safe = False``, and
+    metrics that cannot be pickled (a warning says which), are scored in this process, a batch at a time.
     """
-    workers = 1 if workers is None else int(workers)
-    if workers < 1:
-        raise InputError.setting("workers", f"must be at least 1, not {workers}")
-    n = len(hyps)
-    groups = statistics_groups(metrics)
-    pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
-    if (workers > 1 or engine is not None) and n > 1:
-        for g, members in enumerate(groups):
-            if not all(metrics[i].parallel_safe for i in members):
-                continue
-            try:
-                pooled[g] = pickle.dumps([metrics[i] for i in members])
-            except Exception as exc:  # noqa: BLE001 - any pickling failure means: score it here
-                names = ", ".join(repr(metrics[i]) for i in members)
-                warnings.warn(f"{names} cannot be sent to worker processes ({exc}); scored in this process",
-                              RuntimeWarning, stacklevel=3)
-    results: list[np.ndarray | None] = [None] * len(metrics)
-    bar = progress_bar(total=len(metrics), desc="score", unit="metric", enabled=progress)
 
-    def done(members: list[int], values: list[np.ndarray]) -> None:
-        for i, column in zip(members, values):
-            results[i] = column
-        bar.update(len(members))
+    def __init__(self, metrics: Sequence[Metric], workers: int | None = None, engine: Engine | None = None):
+        workers = 1 if workers is None else int(workers)
+        if workers < 1:
+            raise InputError.setting("workers", f"must be at least 1, not {workers}")
+        self.metrics, self.workers, self.engine = list(metrics), workers, engine
+        self.groups = statistics_groups(metrics)
+        self.pooled: dict[int, bytes] = {}  # group number -> its metrics, pickled
+        if workers > 1 or engine is not None:
+            for g, members in enumerate(self.groups):
+                if not all(metrics[i].parallel_safe for i in members):
+                    continue
+                try:
+                    self.pooled[g] = pickle.dumps([metrics[i] for i in members])
+                except Exception as exc:  # noqa: BLE001 - any pickling failure means: score it here
+                    names = ", ".join(repr(metrics[i]) for i in members)
+                    warnings.warn(f"{names} cannot be sent to worker processes ({exc}); scored in this process",
+                                  RuntimeWarning, stacklevel=3)
+        self._pool: ProcessPoolExecutor | None = None
 
-    def run_local() -> None:
-        for g, members in enumerate(groups):
-            if g not in pooled:
-                done(members, score_group([metrics[i] for i in members], hyps, refs, reference_sets))
+    def __enter__(self) -> "Scorer":
+        if self.pooled and self.engine is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_init_worker, initargs=(self.pooled,))
+        return self
 
-    if not pooled:
-        run_local()
-    elif engine is not None:
-        sent = {g: [metrics[i] for i in groups[g]] for g in pooled}
-        bounds = chunk_bounds(n, -(-n // ENGINE_CHUNK), align, per_worker=1)
-        items = ((hyps[lo:hi], refs[lo:hi], reference_sets[lo:hi] if reference_sets is not None else None)
-                 for lo, hi in bounds)
-        parts = list(engine.map(_score_rows, items, sent))
-        run_local()
-        for g in pooled:
-            done(groups[g], [np.concatenate(columns) for columns in zip(*(part[g] for part in parts))])
-    else:
-        bounds = chunk_bounds(n, workers, align)
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(bounds) * len(pooled)), mp_context=context,
-                                 initializer=_init_worker,
-                                 initargs=(pooled, list(hyps), list(refs), reference_sets)) as pool:
-            futures = {pool.submit(_score_chunk, g, lo, hi): (g, c)
-                       for g in pooled for c, (lo, hi) in enumerate(bounds)}
-            run_local()  # meanwhile, in this process
-            chunks: dict[int, list] = {g: [None] * len(bounds) for g in pooled}
-            left = {g: len(bounds) for g in pooled}
-            for future in as_completed(futures):
-                g, c = futures[future]
-                chunks[g][c] = future.result()
-                left[g] -= 1
-                if left[g] == 0:
-                    done(groups[g], [np.concatenate(parts) for parts in zip(*chunks[g])])
-    bar.close()
-    return results  # type: ignore[return-value]
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def stream(self, batches: Iterable[tuple[T, Pairs]]) -> Iterator[tuple[T, Pairs, list[np.ndarray]]]:
+        """Each batch, with its tag (whatever the caller paired it with), and its metrics' columns, in order.
+
+        Batches are pulled lazily. On workers they go in pieces of about :data:`ENGINE_CHUNK` pairs, at most
+        twice the workers' count in flight (the engine's window), so the next batches' pieces are scored while
+        this process scores the current batch's other metrics."""
+        if not self.pooled:
+            for tag, pairs in batches:
+                yield tag, pairs, self._ordered(self._local(pairs))
+            return
+        waiting: deque[list] = deque()  # [tag, pairs, pieces, local columns] of the batches whose pieces went out
+
+        def pieces() -> Iterator[tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None]]:
+            for tag, pairs in batches:
+                n = len(pairs.hyps)
+                bounds = chunk_bounds(n, -(-n // ENGINE_CHUNK), pairs.align, per_worker=1) or [(0, 0)]
+                entry = [tag, pairs, len(bounds), None]
+                waiting.append(entry)
+                for lo, hi in bounds:
+                    yield pairs.hyps[lo:hi], pairs.refs[lo:hi], pairs.sets[lo:hi] if pairs.sets is not None else None
+                entry[3] = self._local(pairs)  # here, while the workers score the pieces (asked for the next one)
+
+        if self._pool is not None:
+            scored = _ordered_map(self._pool, pieces(), 2 * self.workers)
+        else:
+            sent = {g: [self.metrics[i] for i in self.groups[g]] for g in self.pooled}
+            scored = self.engine.map(_score_rows, pieces(), sent)  # type: ignore[union-attr]
+        parts: list[dict[int, list[np.ndarray]]] = []
+        for part in scored:
+            parts.append(part)
+            if len(parts) == waiting[0][2]:
+                tag, pairs, _, columns = waiting.popleft()
+                if columns is None:  # not asked for another piece since this batch's last
+                    columns = self._local(pairs)
+                for g in self.pooled:
+                    columns[g] = [np.concatenate(values) for values in zip(*(p[g] for p in parts))]
+                parts = []
+                yield tag, pairs, self._ordered(columns)
+                del tag, pairs, columns  # the batch goes before the next one's pieces come back
+
+    def _local(self, pairs: Pairs) -> dict[int, list[np.ndarray]]:
+        """The columns of the groups scored in this process, by group number."""
+        return {g: score_group([self.metrics[i] for i in members], pairs.hyps, pairs.refs, pairs.sets)
+                for g, members in enumerate(self.groups) if g not in self.pooled}
+
+    def _ordered(self, columns: dict[int, list[np.ndarray]]) -> list[np.ndarray]:
+        """Columns by group number, as a list in the order of the metrics."""
+        results: list[np.ndarray] = [np.zeros(0)] * len(self.metrics)
+        for g, members in enumerate(self.groups):
+            for i, values in zip(members, columns[g]):
+                results[i] = values
+        return results
+
+
+def _ordered_map(pool: ProcessPoolExecutor, pieces: Iterable[tuple],
+                 window: int) -> Iterator[dict[int, list[np.ndarray]]]:
+    """Each piece scored by the pool's workers (:func:`_score_pooled`), in order, at most ``window`` in flight."""
+    pending: deque = deque()
+    for piece in pieces:
+        pending.append(pool.submit(_score_pooled, piece))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def statistics_groups(metrics: Sequence[Metric]) -> list[list[int]]:
@@ -260,20 +372,18 @@ def _score_rows(rows: tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]
     return {g: score_group(members, hyps, refs, sets) for g, members in groups.items()}
 
 
-#: A worker's metric groups (by group number in the caller's list) and pairs, set once by ``_init_worker``.
-_WORKER: dict[str, object] = {}
+#: A worker's metric groups (by group number in the caller's list), set once by ``_init_worker``.
+_WORKER: dict[int, list[Metric]] = {}
 
 
-def _init_worker(groups: dict[int, bytes], hyps: list[str], refs: list[str],
-                 reference_sets: Sequence[Sequence[str]] | None = None) -> None:
-    _WORKER["groups"] = {g: pickle.loads(blob) for g, blob in groups.items()}
-    _WORKER["hyps"], _WORKER["refs"], _WORKER["sets"] = hyps, refs, reference_sets
+def _init_worker(groups: dict[int, bytes]) -> None:
+    _WORKER.update({g: pickle.loads(blob) for g, blob in groups.items()})
 
 
-def _score_chunk(group: int, lo: int, hi: int) -> list[np.ndarray]:
-    sets = _WORKER["sets"]
-    return score_group(_WORKER["groups"][group], _WORKER["hyps"][lo:hi], _WORKER["refs"][lo:hi],  # type: ignore[index]
-                       sets[lo:hi] if sets is not None else None)  # type: ignore[index]
+def _score_pooled(rows: tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None]
+                  ) -> dict[int, list[np.ndarray]]:
+    """One piece scored with the worker's metric groups: the unit of a :class:`Scorer`'s own processes."""
+    return _score_rows(rows, _WORKER)
 
 
 def score_file(path: str | Path, fmt: str | None = None,
@@ -281,13 +391,32 @@ def score_file(path: str | Path, fmt: str | None = None,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
                workers: int | None = None, progress: bool = False, ci: int = 0,
-               engine: Engine | None = None) -> ScoreRun:
-    """Read a predictions file and score it with a profile's metrics followed by the named ones, the named
-    ones, or the kind's default metrics."""
-    preds = read_predictions(path, fmt, references, beam, pred_field, ref_field, id_field)
+               engine: Engine | None = None, out: str | Path | None = None) -> ScoreRun:
+    """Score a predictions file with a profile's metrics followed by the named ones, the named ones, or the
+    kind's default metrics, reading and scoring it :data:`STREAM_CHUNK` predictions at a time.
+
+    With ``out``, the rows go to ``out/scores.parquet`` chunk by chunk, a file that appears only once all are
+    scored (:func:`write_run` then adds the summaries); without, they are dropped. A metric that is not
+    ``parallel_safe`` may depend on its whole batch, so with one the file is read and scored in one chunk.
+    """
     chosen, used = select_metrics(profile, metrics, kind)
-    return score_predictions(preds, chosen, profile=used.describe() if used else None, progress=progress,
-                             workers=workers, ci=ci, engine=engine)
+    size = STREAM_CHUNK if all(m.parallel_safe for m in chosen) else None
+    chunks = iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field, size)
+    described = used.describe() if used else None
+    if out is None:
+        return score_chunks(chunks, chosen, None, described, progress, workers, ci, engine)
+    dest = Path(out) / "scores.parquet"
+    schema = scores_schema([m.column for m in chosen])
+    with AtomicParquetWriter(dest, schema.with_metadata({**schema.metadata, **_metadata(chosen, described)})) as writer:
+        run = score_chunks(chunks, chosen, writer.write, described, progress, workers, ci, engine)
+    run.path = dest
+    return run
+
+
+def _metadata(metrics: Sequence[Metric], profile: dict | None) -> dict[str, str]:
+    """What ``scores.parquet`` says beside its rows: the metrics' signatures and the profile."""
+    return {"revmine.signatures": json.dumps({m.column: m.signature() for m in metrics}, sort_keys=True),
+            "revmine.profile": json.dumps(profile)}
 
 
 def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
@@ -321,28 +450,20 @@ def best_of_k(values: np.ndarray, n: int, k_max: int, k: int, higher_is_better: 
 
 def summarize(run: ScoreRun) -> dict:
     """Summary per k = 1..K: perfect predictions, and each metric over all predictions and best of k."""
-    table, k_max, n = run.table, run.k, run.examples
-    exact = table.column("exact_match").to_numpy(zero_copy_only=False).reshape(n, k_max) if n else np.zeros((0, 0))
-    values = {m.column: run.values(m.column) for m in run.metrics}
+    k_max, n = run.k, run.examples
+    exact = run.exact.reshape(n, k_max) if n else np.zeros((0, 0))
     per_k = []
     for k in range(1, k_max + 1):
         perfect = int(exact[:, :k].any(axis=1).sum())
         entry: dict = {"k": k, "n": n, "perfect": perfect, "perfect_pct": round(100.0 * perfect / n, 2) if n else None,
                        "metrics": {}}
         for metric in run.metrics:
-            column = values[metric.column]
+            column = run.values(metric.column)
             entry["metrics"][metric.column] = {
                 "all": _stats(column.reshape(n, k_max)[:, :k].ravel(), run.ci),
                 "best": _stats(best_of_k(column, n, k_max, k, metric.higher_is_better), run.ci),
             }
         per_k.append(entry)
-    first = table.filter(pc.equal(table.column("k"), 1))
-    hyps, refs = first.column("prediction").to_pylist(), first.column("reference").to_pylist()
-    if run.reference_sets is not None:
-        corpus = {m.column: m.multi_reference_corpus_score(hyps, run.reference_sets)
-                  for m in run.metrics if _has_corpus_level(m) and n}
-    else:
-        corpus = {m.column: m.corpus_score(hyps, refs) for m in run.metrics if _has_corpus_level(m) and n}
     return {
         "revmine": __version__,
         "source": run.source,
@@ -351,7 +472,7 @@ def summarize(run: ScoreRun) -> dict:
         "profile": run.profile,
         "signatures": run.signatures,
         "per_k": per_k,
-        "corpus_rank1": {c: (v if np.isfinite(v) else None) for c, v in corpus.items()},
+        "corpus_rank1": {c: (v if np.isfinite(v) else None) for c, v in run.corpus.items()},
     }
 
 
@@ -424,13 +545,17 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
 
 
 def write_run(run: ScoreRun, out_dir: str | Path, plot: bool = False) -> dict[str, Path]:
-    """Write ``scores.parquet`` (signatures in its metadata), ``summary.json`` and ``summary.md``."""
+    """Write ``scores.parquet`` (signatures in its metadata) if the run holds its rows, else check the run
+    streamed them there; then ``summary.json``, ``summary.md`` and, with ``plot``, the box plots."""
     out = Path(out_dir)
-    meta = {"revmine.signatures": json.dumps(run.signatures, sort_keys=True),
-            "revmine.profile": json.dumps(run.profile)}
+    scores = out / "scores.parquet"
+    if run.table is not None:
+        write_table(run.table, scores, scores_schema([m.column for m in run.metrics]),
+                    metadata=_metadata(run.metrics, run.profile))
+    elif run.path != scores:
+        raise ValueError(f"the run's scores are not in {out}: score with out={str(out)!r} to write them there")
     paths = {
-        "scores": write_table(run.table, out / "scores.parquet", scores_schema([m.column for m in run.metrics]),
-                              metadata=meta),
+        "scores": scores,
         "summary_json": write_json(out / "summary.json", run.summary),
         "summary_md": write_text(out / "summary.md", summary_markdown(run.summary)),
     }
@@ -481,15 +606,17 @@ class ScoreOptions:
             make_metrics(list(self.metrics))  # an unknown metric or parameter fails here, before any scoring
 
 
-def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | None = None) -> ScoreRun:
+def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | None = None,
+               out: str | Path | None = None) -> ScoreRun:
     """:func:`score_file` with the settings of ``options``, on ``engine`` if given (a job's cluster), else on
-    the one ``options`` asks for (a Dask cluster opened for this call and closed after)."""
+    the one ``options`` asks for (a Dask cluster opened for this call and closed after); with ``out``, the
+    rows are streamed to ``out/scores.parquet``."""
     if options.predictions is None:
         raise ValueError("no predictions file given")
     if engine is None and options.engine != "local":
         with open_engine(options.engine, workers=options.workers, address=options.scheduler) as opened:
-            return score_with(options, progress, opened)
+            return score_with(options, progress, opened, out)
     return score_file(options.predictions, options.format, list(options.references or ()) or None, options.beam,
                       options.pred_field, options.ref_field, options.id_field, options.profile,
                       list(options.metrics) if options.metrics else None, options.kind,
-                      None if engine is not None else options.workers, progress, options.ci, engine)
+                      None if engine is not None else options.workers, progress, options.ci, engine, out)

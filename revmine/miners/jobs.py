@@ -23,7 +23,8 @@ again: re-running the job retries only what failed or was stopped. Bugs are not 
 they stop the job with their traceback.
 
 Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
-changes mined by one pool of threads (:data:`THREADS_PER_SLOT` per request slot), each project's
+changes mined by a pool of threads per host (:data:`THREADS_PER_SLOT` per request slot of that host, so
+that changes waiting for a busy host's slots never hold the threads of another's), each project's
 results taken in its listing order so that parts, checkpoints and drops are byte for byte those of a
 sequential run. The wire is bounded by one :class:`~revmine.miners.http.Limiter` for the job: N
 requests in all, ``max_concurrent_per_host`` per host, each token's quota. Threads suffice: the work
@@ -59,7 +60,7 @@ import time
 import uuid
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
@@ -358,12 +359,40 @@ class _Stopped(Exception):
 
 @dataclass
 class _Shared:
-    """What the projects of a running job share: the wire's limits, the pool mining changes (None: one
-    change after the other) and the signal to stop."""
+    """What the projects of a running job share: the wire's limits, the pools mining changes (``threads``
+    each; 0: one change after the other) and the signal to stop."""
 
     limiter: Limiter
-    pool: ThreadPoolExecutor | None = None
+    threads: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
+    _pools: dict[str, tuple[ThreadPoolExecutor, int]] = field(default_factory=dict)  # host -> (pool, projects)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextmanager
+    def pool(self, host: str) -> Iterator[ThreadPoolExecutor | None]:
+        """The pool mining the changes of the running projects answered by ``host``: one per host, ended
+        when its last project ends (a job may ask many hosts, a few at a time).
+
+        Why not one pool for the job: a change holds its thread while it waits for a request slot, so
+        with one pool the changes queued for a full host took the threads that another host's changes
+        needed, and that host idled (measured: one request in flight of its 4 for seconds at a time).
+        """
+        if not self.threads:
+            yield None
+            return
+        with self._lock:
+            pool, users = self._pools.get(host) or (ThreadPoolExecutor(self.threads,
+                                                                       thread_name_prefix="revmine-change"), 0)
+            self._pools[host] = pool, users + 1
+        try:
+            yield pool
+        finally:
+            with self._lock:
+                pool, users = self._pools.pop(host)
+                if users > 1:
+                    self._pools[host] = pool, users - 1
+            if users == 1:
+                pool.shutdown()
 
 
 def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) -> Client:
@@ -411,7 +440,7 @@ def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tupl
 
 
 def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions,
-                  shared: _Shared, counts: Counter) -> None:
+                  shared: _Shared, pool: ThreadPoolExecutor | None, counts: Counter) -> None:
     """Mine every listed change not done yet (in ``pool``, taken in listing order), flushing a batch every
     ``batch_size`` changes (``http``: the client's live request counts, saved with each batch)."""
     fetch = opts.cache_mode != "offline"
@@ -432,7 +461,7 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
         return _mine_change(miner, item[1], repo, fetch)
 
     with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
-        for (key, _), mined in _ordered(shared.pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
+        for (key, _), mined in _ordered(pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
             output.add(key, *mined)
             counts["changes_mined"] += 1
             if output.batch >= opts.batch_size:
@@ -473,7 +502,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
         miner = _miner(spec, client, ckpt.data)
         repo = _repo(spec, miner, out, opts)
         try:
-            _mine_changes(miner, repo, output, client.stats, opts, shared, counts)
+            with shared.pool(host_of(route(spec.url or spec.api_url, opts.routes))) as pool:  # the host answering
+                _mine_changes(miner, repo, output, client.stats, opts, shared, pool, counts)
         finally:
             repo.close()
     except (RemoteError, GitError, ListingStalled) as exc:
@@ -501,8 +531,7 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions, limiter: Li
                 summaries.append(_mine_project(spec, out, opts, shared))
                 bar.update()
             return summaries
-        shared.pool = stack.enter_context(ThreadPoolExecutor(THREADS_PER_SLOT * n,
-                                                             thread_name_prefix="revmine-change"))
+        shared.threads = THREADS_PER_SLOT * min(n, shared.limiter.per_host)  # a host never has more slots
         projects = stack.enter_context(ThreadPoolExecutor(min(n, len(specs)), thread_name_prefix="revmine-project"))
         futures = [projects.submit(_mine_project, spec, out, opts, shared) for spec in specs]
         for future in futures:
