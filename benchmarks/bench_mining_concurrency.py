@@ -16,6 +16,10 @@ measured in the same invocation; the concurrent run's output must be byte for by
 
 Run: ``python benchmarks/bench_mining_concurrency.py [--projects 200] [--changes 50] [--repeat 3]``
 (the full scale takes about 30 minutes a sequential run; ``--projects 16`` gives the same ratio sooner).
+
+Measured 2026-11-25, ``--projects 16 --changes 50 --repeat 3``, final code (a pool of threads per host, one
+cache backend per file and process): 1 worker 6.2 changes/s (129.2-130.0 s), 8 concurrent 49.4 changes/s
+(16.1-16.2 s), 8.02x; the most requests any host saw in flight: 4; outputs byte-identical.
 """
 
 from __future__ import annotations
