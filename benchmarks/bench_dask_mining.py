@@ -26,34 +26,29 @@ cluster, the cost of one request slot alone (the host's and the job's semaphore 
 500 times on a worker). A run of the default size takes about 10 minutes on 2 cores, 7 of them in the
 sequential runs.
 
-Measured 2026-11-25 on the 2-core machine shared with other jobs (load average 3 to 4 throughout), under
-``nice -n 5``, default size: 16 projects x 50 changes (800 changes, 1,224 requests, 1,016 rows), 3 runs each,
-9.6 minutes in all:
+Measured 2026-11-25 on the final code (a thread pool per host, one cache backend per file and process), the
+machine otherwise idle, default size: 16 projects x 50 changes (800 changes, 1,224 requests, 1,016 rows), 3
+runs each:
 
     way                 changes/s, median (min-max)  speed-up  in flight, mean  most per host  CPU a request
-    sequential            5.9 (5.9-6.0)                1.00x        0.9          1 (limit 4)    5.0 ms
-    in-process, 8        38.9 (21.7-40.7)              6.57x        6.0          4 (limit 4)    4.3 ms
-    dask, 2 workers, 8   31.4 (31.2-32.1)              5.30x        4.8          4 (limit 4)   11.7 ms (here 1.9,
-                                                                                                   workers 9.7)
-    outputs byte-identical across the three ways; cluster start-up 1.9 s (1.4-2.5; 1.2 s of the workers'
-    CPU), not in the runs; a request slot on Dask alone: 2.0 ms of a worker's CPU, 1.0 ms of the scheduler's,
-    3.0 ms of wall clock. The in-process minimum is one run of 36.9 s against 19.6 and 20.5, most likely
-    stalls on the response cache that every project's session opens (not measured in that run): 10 of 40
-    in-process runs of 4 projects x 10 changes took 5 or 10 s more than the others (1.1-1.6 s), their
-    threads waiting in requests-cache's ``BEGIN IMMEDIATE`` on the one SQLite file (sqlite3's busy timeout
-    is 5 s), and in another batch one run failed with ``sqlite3.OperationalError: database is locked`` (a
-    project's session setting WAL mode): a bug of mining's cache, found and fixed since (a connection per
-    client let SQLite's locks and the interpreter's wait on each other; see ``revmine.miners.http._CacheFile``);
-    this benchmark was not run again after the fix.
-    Two earlier invocations (load 3 to 5, without the slot figures): in-process 32.5 (27.1-36.6)
-    and 41.3 (39.6-43.3) changes/s, on Dask 28.7 (28.3-32.6) and 31.7 (28.8-34.6), sequential 5.8 and 5.9.
+    sequential            6.2 (6.1-6.2)                1.00x        0.9          1 (limit 4)    5.0 ms
+    in-process, 8        49.2 (48.4-49.4)              7.99x        7.5          4 (limit 4)    4.7 ms
+    dask, 2 workers, 8   35.9 (31.9-36.0)              5.83x        5.5          4 (limit 4)   10.9 ms (here 1.9,
+                                                                                                   workers 9.0)
+    outputs byte-identical across the three ways; cluster start-up 0.7 s (0.7-1.0; 1.2 s of the workers'
+    CPU), not in the runs; a request slot on Dask alone: 2.2 ms of a worker's CPU, 1.0 ms of the scheduler's,
+    3.1 ms of wall clock.
+    Before the cache fix and the pools per host (load 3 to 4): in-process 38.9 (21.7-40.7), Dask 31.4
+    (31.2-32.1), sequential 5.9: the in-process minimum was a run stalled on the response cache (a connection
+    per client let SQLite's locks and the interpreter's wait on each other for SQLite's 5 s busy timeout;
+    see ``revmine.miners.http._CacheFile``).
 
-Dask is slower here than in-process (0.81 of its rate), for two reasons the figures show. Fewer requests
+Dask is slower here than in-process (0.73 of its rate), for two reasons the figures show. Fewer requests
 overlap: a worker (one thread, as the engine opens it) mines one project at a time and a project asks one
 host, so two workers mine two projects at once (8 requests in flight only while they are on different
 hosts, and a project's clone, listing and last changes overlap one other project's only), where in-process
-8 projects overlap: 4.8 requests in flight on average against 6.0, the same ratio (0.80). And a request
-costs 2.7 times the CPU (11.7 ms against 4.3): on a worker it takes and gives back two
+8 projects overlap: 5.5 requests in flight on average against 7.5 (0.73). And a request
+costs 2.3 times the CPU (10.9 ms against 4.7): on a worker it takes and gives back two
 ``distributed.Semaphore`` leases (four round trips to the scheduler), 3.0 ms of CPU a request measured
 alone; the rest of the difference (about 4 ms) is not broken down. On 2 shared cores that CPU competes with
 the forge's and the other jobs'. What the engine buys is more client machines (their cores and addresses)
