@@ -46,7 +46,6 @@ import pyarrow as pa
 
 from ..comments import clean_comment
 from ..engine import ENGINES, check_engine, open_engine
-from ..errors import InputError
 from ..idioms import default_idioms, load_idioms
 from ..options import check, option
 from ..progress import progress_bar
