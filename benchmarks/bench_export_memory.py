@@ -1,14 +1,14 @@
 """Peak memory of ``revmine export`` on splits of N and 4N rows: the streaming export against the one that read
 each split whole (issue 9: memory that does not grow with the corpus).
 
-    python benchmarks/bench_export_memory.py [--n 25000] [--repeat 3] [--base /tmp/export-base]
+    python benchmarks/bench_export_memory.py [--n 25000] [--repeat 3] [--baseline 9096cf9]
                                              [--representations tokens]
 
 The rows are ``bench_stage_memory.realistic``'s (``bench_dask_job``'s candidates from the fixture's 1,719
 published methods, with the published raw methods as m_s and m_r: about 2 KiB a row; half triplets, half
 pairs), numbered and dealt 8/1/1 to train/eval/test, in row groups of ``reorder.BUCKET_ROWS`` as the split
-stage writes them. ``--base`` is a checkout of the export before streaming (``git worktree add
-/tmp/export-base 9096cf9``). Each export runs in a fresh interpreter importing revmine from one checkout
+stage writes them. ``--baseline`` is the revision of the export before streaming, checked out for the run
+(``memory.baseline_worktree``). Each export runs in a fresh interpreter importing revmine from one checkout
 (PYTHONPATH), whose peak resident set (``VmHWM``, ``memory.peak_mib``) is the figure, beside that of an
 interpreter that only imports the export. Runs alternate between the versions; figures are the median of
 ``--repeat`` runs with the spread (min-max), and the growth per row, (peak at 4N - peak at N) / 3N. The
@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_stage_memory import realistic  # noqa: E402
-from memory import peak_mib  # noqa: E402
+from memory import baseline_worktree, growth_line, peak_mib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLIT_OF = ("train",) * 8 + ("eval", "test")  # row i goes to SPLIT_OF[i % 10]
@@ -110,7 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=25_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--base", type=Path, default=Path("/tmp/export-base"))
+    parser.add_argument("--baseline", default="9096cf9", help="revision to compare with (before streaming)")
     parser.add_argument("--representations", default="", help="e.g. tokens (spt is slow on 100,000 rows)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # SPLITS OUT REPRESENTATIONS: JSON on stdout
@@ -118,14 +118,12 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(*args.child)))
         return
-    if not (args.base / "revmine" / "dataset" / "export.py").is_file():
-        sys.exit(f"{args.base}: no checkout of the old export; make one: git worktree add {args.base} 9096cf9")
-    versions = {"old": args.base, "new": ROOT}
     sizes = (args.n, 4 * args.n)
     print(f"export of {sizes[0]:,} and {sizes[1]:,} rows, default formats"
           f"{', representations ' + args.representations if args.representations else ''}; "
           f"{args.repeat} runs per size and version, alternating; peak resident memory in MiB, median (spread)")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, baseline_worktree(ROOT, args.baseline, Path(tmp) / "baseline") as base:
+        versions = {"old": base, "new": ROOT}
         runs: dict[tuple[str, int], list[dict]] = {}
         for n in sizes:
             make_splits(n, args.seed, Path(tmp) / f"splits-{n}")
@@ -139,14 +137,10 @@ def main() -> None:
         for n in sizes:
             print(f"{n:>9,} rows, files old vs new: {compare(Path(tmp) / f'{n}-old-0', Path(tmp) / f'{n}-new-0')}")
         for label in versions:
-            peaks = {n: [run["mib"] for run in runs[(label, n)]] for n in (0, *sizes)}
-            median = {n: statistics.median(p) for n, p in peaks.items()}
-            growth = (median[sizes[1]] - median[sizes[0]]) * 2 ** 20 / (sizes[1] - sizes[0])
+            imported = statistics.median(run["mib"] for run in runs[(label, 0)])
+            peaks = {n: [run["mib"] for run in runs[(label, n)]] for n in sizes}
             seconds = [run["seconds"] for run in runs[(label, sizes[1])]]
-            print(f"{LABELS[label]:>18}: import {median[0]:,.0f}; " + "; ".join(
-                f"{n:,}: {median[n]:,.0f} ({min(peaks[n]):,.0f}-{max(peaks[n]):,.0f})" for n in sizes)
-                + f"; growth {growth:,.0f} bytes/row; {statistics.median(seconds):.1f} s at {sizes[1]:,} "
-                  f"({min(seconds):.1f}-{max(seconds):.1f})")
+            print(f"{LABELS[label]:>18}: import {imported:,.0f}; " + growth_line(peaks, seconds, "row"))
 
 
 if __name__ == "__main__":

@@ -370,8 +370,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                           preprocess_comments(options.preprocess_dropped, source.path))
     noise_filter = {PROFILE_KEY: noise_filter_description(options)}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **noise_filter})
-    is_kept = np.zeros(len(rows), bool)
-    is_kept[alive] = True
+    candidates = len(rows)
     del rows, table
     with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
         with RowGroupWriter(staging / KEPT_FILE, FILTERED_SCHEMA, ROW_GROUP_ROWS) as kept, \
@@ -379,7 +378,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                 Reorder([dropped], spill_dir=staging) as reorder:
             for start, batch in source.batches():
                 end = start + batch.num_rows
-                here = np.flatnonzero(is_kept[start:end])
+                here = np.flatnonzero(dropped_at[start:end] < 0)  # a row not dropped is kept
                 kept.write(batch.take(pa.array(here)).append_column(
                     "cluster_id", pa.array([cluster_ids[start + i] for i in here.tolist()], pa.string())))
                 out = np.flatnonzero(dropped_at[start:end] >= 0)
@@ -394,7 +393,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         by_filter[kind][name] = by_filter[kind].get(name, 0) + n
     return {
         "profile": options.profile,
-        "candidates": len(is_kept),
+        "candidates": candidates,
         "kept": int(alive.size),
         "dropped": n_dropped,
         "removed_by_filter": dict(by_filter),
