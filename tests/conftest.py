@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gerrit_server import OPT_OUT, GerritServer  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 TUFANO = FIXTURES / "tufano2021"
@@ -40,3 +46,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture(scope="module")
+def real_gerrit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GerritServer]:
+    """A real Gerrit on 127.0.0.1 for one test module (its own site: a module's settings stay its own).
+
+    Only an explicit opt-out skips, and says so; a Gerrit that cannot be fetched or started is an error."""
+    if os.environ.get(OPT_OUT):
+        pytest.skip(f"{OPT_OUT} is set: the tests against a real Gerrit server are skipped")
+    with GerritServer.start(tmp_path_factory.mktemp("gerrit")) as server:
+        yield server
