@@ -45,7 +45,7 @@ class DropReason(str, Enum):
     COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
     # a whole project that failed (one drop with no change; the job goes on with the other projects)
     FORGE_ERROR = "forge_error"  # the forge kept failing after retries, or answered what the API does not document
-    BAD_CREDENTIALS = "bad_credentials"  # the forge refused the credentials (HTTP 401/403)
+    BAD_CREDENTIALS = "bad_credentials"  # the forge or its git refused the credentials (HTTP 401/403)
     RATE_LIMITED = "rate_limited"  # out of quota, and told not to wait that long
     GIT_ERROR = "git_error"  # cloning or fetching the repository failed
     LISTING_STALLED = "listing_stalled"  # the listing kept answering changes already listed (see STALL_LIMIT)
@@ -122,6 +122,11 @@ class Miner(ABC):
     @abstractmethod
     def default_clone_url(self) -> str:
         """Where the project's git repository is, when the user names none."""
+
+    def git_auth_header(self) -> str | None:
+        """An ``Authorization`` header git sends to the clone URL's host (None: git fetches anonymously).
+        Only the environment of git's processes holds it: never an argument, a URL or a config file."""
+        return None
 
     @abstractmethod
     def list_changes(self) -> Iterator[dict]:

@@ -19,13 +19,17 @@ up to ``page_size`` changes. The window is on a change's *last* update: a change
 ``until`` is outside the run.
 
 With credentials, requests go to Gerrit's authenticated ``/a/`` paths on the wire only
-(:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same.
+(:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same. git
+fetches from ``/a/`` too, with the HTTP password in a header (:meth:`git_auth_header`): anonymously a real
+Gerrit advertises no ref of a change the account may see but anonymous users may not (a private change),
+and would leave its contents to one content request per file.
 Answers of the wrong shape raise :class:`~revmine.miners.http.MalformedResponse` naming the URL and
 the field, and are evicted from the cache.
 """
 
 from __future__ import annotations
 
+import base64
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 from urllib.parse import quote
@@ -70,7 +74,16 @@ class GerritMiner(Miner):
 
     @property
     def default_clone_url(self) -> str:
-        return f"{self.url}/{self.project}"
+        """Anonymous git is ``{url}/{project}``; with credentials ``{url}/a/{project}``, where Gerrit checks
+        the HTTP password and advertises what the account may read (a private change's refs)."""
+        return f"{self.url}{'/a' if self.client.credentials else ''}/{self.project}"
+
+    def git_auth_header(self) -> str | None:
+        credentials = self.client.credentials
+        if not (credentials.user and credentials.password):
+            return None
+        token = base64.b64encode(f"{credentials.user}:{credentials.password}".encode("utf-8")).decode("ascii")
+        return f"Authorization: Basic {token}"
 
     def key(self, change: dict) -> str:
         return str(change["_number"])

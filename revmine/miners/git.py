@@ -37,8 +37,25 @@ def _locked(method: F) -> F:
     return run  # type: ignore[return-value]
 
 
+def _with_header(env: dict[str, str], url: str, header: str) -> dict[str, str]:
+    """``env`` plus git's ``http.<url>.extraHeader`` for ``url`` only, through ``GIT_CONFIG_COUNT``
+    (git 2.31+): the header reaches no command line, file or other host, and git never prints it."""
+    n = int(env.get("GIT_CONFIG_COUNT") or 0)
+    return {**env, "GIT_CONFIG_COUNT": str(n + 1), f"GIT_CONFIG_KEY_{n}": f"http.{url}.extraHeader",
+            f"GIT_CONFIG_VALUE_{n}": header}
+
+
 class GitError(OperationError):
     """A git command failed; the message names the repository and the command."""
+
+
+class GitRefused(GitError):
+    """The server refused git's credentials (HTTP 401 or 403): the project's credentials are wrong, which
+    the job reports as such, not as a broken repository."""
+
+
+#: How git says the server answered 401/403: it asks for a user name it cannot prompt for, or says so.
+_REFUSED = ("could not read Username", "Authentication failed", "returned error: 401", "returned error: 403")
 
 
 class _Pipe:
@@ -88,20 +105,22 @@ class _Pipe:
 class GitRepo:
     """A bare mirror of a forge's repository, with fast reads of blobs at commits."""
 
-    def __init__(self, path: str | Path, url: str, refspecs: list[str]):
+    def __init__(self, path: str | Path, url: str, refspecs: list[str], auth_header: str | None = None):
         self.path = Path(path)
         self.url = url
         self.refspecs = refspecs
+        self._env = _ENV if auth_header is None else _with_header(_ENV, url, auth_header)
         self._pipes: dict[str, _Pipe] = {}
         self._lock = threading.RLock()
 
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=_ENV)
+        proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=self._env)
         if check and proc.returncode != 0:
             lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
             # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
             err = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1])
-            raise GitError(f"{self.path}: git {args[0]} failed: {err}")
+            refused = any(sign in err for sign in _REFUSED)
+            raise (GitRefused if refused else GitError)(f"{self.path}: git {args[0]} failed: {err}")
         return proc
 
     def _pipe(self, *args: str) -> _Pipe:

@@ -77,7 +77,7 @@ from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
 from ..textio import read_toml
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
-from .git import GitError, GitRepo
+from .git import GitError, GitRefused, GitRepo
 from .github import DEFAULT_API, GitHubMiner
 from .gerrit import GerritMiner
 from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
@@ -317,12 +317,12 @@ def _failure(exc: Exception) -> dict:
     """A failed project's typed reason and one line saying what happened."""
     if isinstance(exc, ListingStalled):
         kind = DropReason.LISTING_STALLED
+    elif isinstance(exc, GitRefused) or (isinstance(exc, RemoteError) and exc.status in (401, 403)):
+        kind = DropReason.BAD_CREDENTIALS
     elif isinstance(exc, GitError):
         kind = DropReason.GIT_ERROR
     elif isinstance(exc, RateLimited):
         kind = DropReason.RATE_LIMITED
-    elif isinstance(exc, RemoteError) and exc.status in (401, 403):
-        kind = DropReason.BAD_CREDENTIALS
     else:
         kind = DropReason.FORGE_ERROR
     return {"kind": kind.value, "reason": (str(exc).splitlines() or [type(exc).__name__])[0][:500]}
@@ -416,7 +416,8 @@ def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
 def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions) -> GitRepo:
     """The project's bare clone, brought up to date (offline: only from a clone on this machine)."""
     repo = GitRepo((opts.repos or out / "repos") / f"{spec.slug}.git",
-                   route(spec.clone_url or miner.default_clone_url, opts.routes), miner.refspecs)
+                   route(spec.clone_url or miner.default_clone_url, opts.routes), miner.refspecs,
+                   None if spec.clone_url else miner.git_auth_header())
     if opts.cache_mode != "offline":
         repo.sync()
     elif not (repo.path / "HEAD").exists():
