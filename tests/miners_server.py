@@ -45,7 +45,8 @@ def recorded(name: str) -> list[dict]:
 
 
 def _gerrit_time(t: datetime) -> str:
-    return t.strftime("%Y-%m-%d %H:%M:%S.%f") + "000"
+    """Gerrit's timestamp: NoteDb keeps whole seconds, printed with nine zero decimals (a real 3.10)."""
+    return t.strftime("%Y-%m-%d %H:%M:%S") + ".000000000"
 
 
 def _iso(t: datetime) -> str:
@@ -180,7 +181,8 @@ def _build_gerrit(forge: Forge, n: int) -> None:
             revs = revs[:1]  # a single patch set: no round
         updated = T0 + timedelta(minutes=i)
         change = {
-            "id": f"demo%2Fapp~master~I{i:040x}", "project": "demo/app", "branch": "master",
+            "id": f"demo%2Fapp~{i}", "triplet_id": f"demo%2Fapp~master~I{i:040x}", "project": "demo/app",
+            "branch": "master",
             "change_id": f"I{i:040x}", "subject": f"Change {i}", "status": "NEW",
             "created": _gerrit_time(T0), "updated": _gerrit_time(updated), "_number": i,
             "owner": _account(OWNER_ID),
@@ -200,9 +202,18 @@ def _build_gerrit(forge: Forge, n: int) -> None:
             {"id": f"c{i}c", "patch_set": 2, "line": 2, "message": "LGTM", "updated": _gerrit_time(updated),
              "author": _account(REVIEWER_ID)},
         ]
-        forge.gerrit_comments[i] = {p["path"]: comments,
-                                    "README.md": [{"id": f"r{i}", "patch_set": 1, "line": 1, "message": "typo",
-                                                   "updated": _gerrit_time(updated), "author": _account(REVIEWER_ID)}]}
+        for comment in comments:  # a real Gerrit names the commit commented on
+            comment["commit_id"] = shas[p["ps"][comment["patch_set"] - 1]]
+        # and lists comments on the commit message and the patch set as a whole under these pseudo-paths
+        forge.gerrit_comments[i] = {
+            p["path"]: comments,
+            "README.md": [{"id": f"r{i}", "patch_set": 1, "line": 1, "message": "typo", "commit_id": revs[0],
+                           "updated": _gerrit_time(updated), "author": _account(REVIEWER_ID)}],
+            "/COMMIT_MSG": [{"id": f"m{i}", "patch_set": 1, "line": 7, "message": "Say why", "commit_id": revs[0],
+                             "updated": _gerrit_time(updated), "author": _account(REVIEWER_ID), "unresolved": True}],
+            "/PATCHSET_LEVEL": [{"id": f"p{i}", "patch_set": 1, "message": "Close", "commit_id": revs[0],
+                                 "updated": _gerrit_time(updated), "author": _account(REVIEWER_ID),
+                                 "unresolved": False}]}
         if kind in (1, 2, 3):
             rows += 1
         elif kind == 4:
@@ -420,7 +431,9 @@ class _Handler(BaseHTTPRequestHandler):
                            key=lambda c: (c["updated"], c["_number"]), reverse=True)
             page = [dict(c) for c in found[start:start + n]]
             for c in page:  # as the project asked for (the same as stored unless mirrored)
-                c["project"], c["id"] = project, c["id"].replace("demo%2Fapp", project.replace("/", "%2F"))
+                c["project"] = project
+                for key in ("id", "triplet_id"):
+                    c[key] = c[key].replace("demo%2Fapp", project.replace("/", "%2F"))
             if start + n < len(found) and page:
                 page[-1]["_more_changes"] = True
             return self._send(200, b")]}'\n" + json.dumps(page).encode(), fault=fault)
