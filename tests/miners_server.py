@@ -433,7 +433,8 @@ class _Handler(BaseHTTPRequestHandler):
             for c in page:  # as the project asked for (the same as stored unless mirrored)
                 c["project"] = project
                 for key in ("id", "triplet_id"):
-                    c[key] = c[key].replace("demo%2Fapp", project.replace("/", "%2F"))
+                    if key in c:
+                        c[key] = c[key].replace("demo%2Fapp", project.replace("/", "%2F"))
             if start + n < len(found) and page:
                 page[-1]["_more_changes"] = True
             return self._send(200, b")]}'\n" + json.dumps(page).encode(), fault=fault)
