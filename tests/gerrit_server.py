@@ -23,6 +23,7 @@ missing Java or Maven is an error, never a silent skip.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import json
 import os
@@ -167,6 +168,12 @@ def golden_site(version: str = GERRIT_VERSION) -> Path:
     return golden
 
 
+def _die_with_parent() -> None:
+    """In the daemon's process, before Java starts: SIGTERM when the process that started it dies (Linux's
+    PR_SET_PDEATHSIG), so a test run that is killed leaves no Gerrit running."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -218,7 +225,7 @@ class GerritServer:
         console = open(site / "logs" / "console.log", "wb")
         server.process = subprocess.Popen(_program(version, fetch(version), site, log4j, "daemon", "--console-log"),
                                           stdout=console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                          start_new_session=True)
+                                          start_new_session=True, preexec_fn=_die_with_parent)
         console.close()
         try:
             server._wait_until_up()
