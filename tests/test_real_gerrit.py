@@ -157,3 +157,27 @@ def test_kill_9_during_mining_and_a_rerun_give_the_same_rows(reviewed, tmp_path)
     assert main(["-q", "mine", "--job", str(job), "--out", str(out)]) == 0
     rows = assert_rows(record, out, {"demo"}, private_visible=False)
     assert len({(r["round_id"], r["path_before"]) for r in rows}) == len(rows)
+
+
+def test_the_server_holds_what_the_scenario_says(reviewed):
+    """What the server made of the pushes (so the cases above are really covered): patch-set kinds, statuses,
+    file statuses, a binary file, the draft kept unpublished."""
+    server, record = reviewed
+    changes = {c.number: c for c in record.changes}
+    reviewer = record.accounts["rafael"].auth  # a private change shows to its owner and reviewers only
+    infos = {n: server.rest("GET", f"/changes/{n}?o=ALL_REVISIONS&o=ALL_FILES", auth=reviewer) for n in changes}
+
+    def kinds(number: int) -> list[str]:
+        return [rev["kind"] for rev in sorted(infos[number]["revisions"].values(), key=lambda r: r["_number"])]
+    statuses = sorted((info["status"], bool(info.get("work_in_progress")), bool(info.get("is_private")))
+                      for info in infos.values())
+    assert {("MERGED", False, False), ("ABANDONED", False, False), ("NEW", True, False),
+            ("NEW", False, True)} <= set(statuses)
+    assert ["REWORK", "TRIVIAL_REBASE", "REWORK", "NO_CODE_CHANGE"] in [kinds(n) for n in infos]
+    assert max(len(c.patch_sets) for c in changes.values()) == 4
+    files = [f for info in infos.values() for rev in info["revisions"].values() for f in rev["files"].items()]
+    assert any(f.get("binary") for _, f in files)
+    assert {"A", "D", "R"} <= {f.get("status", "M") for _, f in files}
+    drafts = {d["message"] for n in infos for items in server.rest(
+        "GET", f"/changes/{n}/drafts", auth=reviewer).values() for d in items}
+    assert set(record.drafts) <= drafts
