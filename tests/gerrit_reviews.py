@@ -490,6 +490,10 @@ def populate(server: GerritServer, root: Path, admin: tuple[str, str], fillers: 
     reviews.comment(reviewer, d, 3, [Comment("D3 code: the subject is stale", f"{SRC}/Util.java",
                                              line=5, unresolved=False)])
     reviews.new_patch_set(ws, d, "Util: max through Math.max")
+    for n, parent in ((1, "D1 util: fine, but see Math.max"), (2, "D2 after rebase: use Math.max")):
+        # threads resolved before the merge (Gerrit 3.13's default No-Unresolved-Comments requirement)
+        reviews.comment(owner, d, n, [Comment(f"D{n} reply: done", f"{SRC}/Util.java", line=5, unresolved=False,
+                                              in_reply_to=parent)])
     reviews.merge(d, admin)
 
     # E: work in progress; F: private, with the reviewer on it; G: non-ASCII

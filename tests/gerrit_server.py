@@ -41,7 +41,7 @@ from typing import Any, Iterator
 
 import requests
 
-#: The Gerrit release the tests run: 3.10 is the newest line that runs on Java 17 (3.11 and later need 21).
+#: The Gerrit release the tests run by default: 3.10 is the newest line on Java 17 (3.11 and later need 21).
 GERRIT_VERSION = os.environ.get("REVMINE_GERRIT_VERSION", "3.10.2")
 OPT_OUT = "REVMINE_SKIP_REAL_GERRIT"
 POM = Path(__file__).resolve().parent / "gerrit" / "pom.xml"
