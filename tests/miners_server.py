@@ -343,7 +343,8 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         if path.startswith("/gerrit/"):
-            self._gerrit(path[len("/gerrit"):].removeprefix("/a"), query, fault)
+            rest = path[len("/gerrit"):]
+            self._gerrit(rest.removeprefix("/a"), query, fault, authenticated=rest.startswith("/a/"))
         elif path.startswith("/github/"):
             self._github(path[len("/github"):], query, fault)
         else:
@@ -412,7 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     # Gerrit
-    def _gerrit(self, path: str, query: dict, fault: Fault | None) -> None:
+    def _gerrit(self, path: str, query: dict, fault: Fault | None, authenticated: bool = False) -> None:
         forge = self.forge
         if path == "/changes/":
             forge.hits["gerrit_list"] += 1
@@ -448,9 +449,13 @@ class _Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"/changes/(.+?)~(\d+)/revisions/([0-9a-f]+)/files/(.+)/content", path)
         if m:
             forge.hits["gerrit_content"] += 1
-            text = forge.contents.get((m.group(3), m.group(4)))
-            if text is None:
-                return self._send(404, b"Not found", "text/plain")
+            sha = m.group(3)
+            text = forge.contents.get((sha, m.group(4)))
+            if text is None and any(known == sha for known, _ in forge.contents):  # as a real Gerrit 3.10
+                return self._send(404, b"Not Found\n", "text/plain")  # the revision lacks the file
+            if text is None:  # a revision it does not know: hidden from anonymous users
+                return self._send(404, f"Not found: {sha}\n".encode(), "text/plain") if authenticated \
+                    else self._send(403, b"Authentication required\n", "text/plain")
             import base64
             return self._send(200, base64.b64encode(text.encode()), "text/plain; charset=ISO-8859-1",
                               {"X-FYI-Content-Encoding": "base64"}, fault)

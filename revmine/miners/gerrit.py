@@ -158,14 +158,21 @@ class GerritMiner(Miner):
         return f"{quote(self.project, safe='')}~{change['_number']}"
 
     def fallback(self, change: dict) -> Fallback:
-        """REST content endpoint for a revision git cannot reach (a 404 drops the round)."""
+        """REST content endpoint for a revision git cannot reach.
+
+        A real Gerrit (3.10, 3.13) answers a file the revision lacks (deleted, not yet added) with a 404
+        whose text is "Not Found": the file is absent (None), as git would say. A revision it does not know
+        is a 404 "Not found: <sha>", or to anonymous users a 403 "Authentication required" (Gerrit hides
+        what they may not see): the round is dropped as unreachable."""
         def read(sha: str, path: str) -> str | None:
             url = (f"{self.url}/changes/{self._change_id(change)}/revisions/{sha}/files/"
                    f"{quote(path, safe='')}/content")
             try:
                 return self.client.get(url, expect=str)[0]
             except RemoteError as exc:
-                if exc.status in (404, 504):  # 504: not in the cache when offline
+                if exc.status == 404 and sha not in exc.detail:
+                    return None
+                if exc.status in (403, 404, 504):  # 504: not in the cache when offline
                     raise Dropped(DropReason.UNREACHABLE, f"revision {sha} is gone from git and from the content "
                                   f"endpoint ({exc.status})") from None
                 raise
