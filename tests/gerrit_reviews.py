@@ -277,13 +277,15 @@ def is_java(path: str) -> bool:
     return path.endswith(".java")
 
 
-def expected_rows(record: Record, projects: set[str], private_visible: bool) -> tuple[list[dict], list[tuple]]:
+def expected_rows(record: Record, projects: set[str], private_visible: bool,
+                  renames_seen: bool = True) -> tuple[list[dict], list[tuple]]:
     """The ``rounds.parquet`` rows (reduced to what the test can know) and the drops a miner must give.
 
     A round is patch set N with a successor and a reviewer comment (not the owner's) on a Java file at N;
     the row holds the file at N and N+1 and every published comment on it at N. Reviewer comments on the
     last patch set are a ``last_revision`` drop per file; a commented file in neither revision is
-    ``no_file``."""
+    ``no_file``. A rename is seen where git holds both patch sets (``renames_seen``); read through the
+    content endpoint, the file is deleted in the next patch set."""
     rows, drops = [], []
     for change in record.changes:
         if change.project not in projects or (change.private and not private_visible):
@@ -307,7 +309,7 @@ def expected_rows(record: Record, projects: set[str], private_visible: bool) -> 
                     continue
                 if before is None:
                     status = "added"
-                elif path in nxt.renames:
+                elif path in nxt.renames and renames_seen:
                     path_after = nxt.renames[path]
                     status, after = "renamed", nxt.files[path_after]
                 elif after is None:

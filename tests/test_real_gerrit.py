@@ -57,9 +57,10 @@ def drop_view(drops: list[dict]) -> list[tuple]:
     return sorted((d["project"], d["change"], d["path"], kind(d["reason"])) for d in drops)
 
 
-def assert_rows(record: Record, out: Path, projects: set[str], private_visible: bool) -> list[dict]:
+def assert_rows(record: Record, out: Path, projects: set[str], private_visible: bool,
+                renames_seen: bool = True) -> list[dict]:
     rows, drops = mined(out)
-    want_rows, want_drops = expected_rows(record, projects, private_visible)
+    want_rows, want_drops = expected_rows(record, projects, private_visible, renames_seen)
     got = sorted((mined_view(r) for r in rows), key=row_key)
     assert [row_key(r) for r in got] == [row_key(r) for r in want_rows]
     for g, w in zip(got, want_rows):
@@ -184,3 +185,21 @@ def test_the_server_holds_what_the_scenario_says(reviewed):
     drafts = {d["message"] for n in infos for items in server.rest(
         "GET", f"/changes/{n}/drafts", auth=reviewer).values() for d in items}
     assert set(record.drafts) <= drafts
+
+
+def test_contents_come_through_the_content_endpoint_where_git_lacks_the_patch_sets(reviewed, tmp_path):
+    """A clone URL with the branches only (a mirror on a code host has no ``refs/changes/*``): every patch set
+    that never reached a branch is read from the server's content endpoint (base64), a file the revision
+    lacks is absent (Gerrit's 404 "Not Found"), never a dropped round."""
+    server, record = reviewed
+    mirror = tmp_path / "mirror.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(mirror)], check=True)
+    subprocess.run(["git", "-C", str(mirror), "fetch", "-q", f"{server.url}/demo", "+refs/heads/*:refs/heads/*"],
+                   check=True)
+    assert mine(server, tmp_path / "out", "--clone-url", str(mirror)) == 0
+    rows = assert_rows(record, tmp_path / "out", {"demo"}, private_visible=False, renames_seen=False)
+    project = json.loads((tmp_path / "out" / "manifest.json").read_text())["projects"][0]
+    in_branches = set(subprocess.run(["git", "-C", str(mirror), "rev-list", "--all"], capture_output=True,
+                                     text=True, check=True).stdout.split())
+    reads = sum(sha not in in_branches for r in rows for sha in (r["revision_before"], r["revision_after"]))
+    assert project["content_fallbacks"] >= reads > 0  # more: the files of the round dropped as no_file
