@@ -171,7 +171,7 @@ def _account(aid: int) -> dict:
     return {"_account_id": aid, "name": user.title(), "email": f"{user}@example.org", "username": user}
 
 
-def _reviewer_comment(row: PublishedRow, at: str) -> dict:
+def reviewer_comment(row: PublishedRow, at: str) -> dict:
     start_line, start_char, end_line, end_char = marked_range(row.before, row.before_marked)
     start_line, end_line = start_line + HEADER_LINES, end_line + HEADER_LINES
     comment = {"id": f"r{row.index}c1", "patch_set": 1, "line": end_line, "message": row.comment, "updated": at,
@@ -214,13 +214,14 @@ def build_tufano_forge(root: Path, rows: list[PublishedRow]) -> Forge:
                 "files": {path: {"status": "A", "lines_inserted": text.count("\n"), "size_delta": size,
                                  "size": size}}}
         forge.gerrit_changes[row.change] = {
-            "id": f"{PROJECT.replace('/', '%2F')}~master~I{row.change:040x}", "project": PROJECT,
+            "id": f"{PROJECT.replace('/', '%2F')}~{row.change}",  # as Gerrit 3.10 names a change
+            "triplet_id": f"{PROJECT.replace('/', '%2F')}~master~I{row.change:040x}", "project": PROJECT,
             "branch": "master", "change_id": f"I{row.change:040x}", "subject": f"Row {row.index}",
             "status": "MERGED", "created": _gerrit_time(created), "updated": _gerrit_time(times[3]),
             "submitted": _gerrit_time(times[3]), "insertions": files[1][1].count("\n"), "deletions": 0,
             "_number": row.change, "owner": owner, "revisions": revisions,
         }
-        comment = _reviewer_comment(row, _gerrit_time(times[1]))
+        comment = reviewer_comment(row, _gerrit_time(times[1]))
         reply = {"id": f"r{row.index}c2", "patch_set": 1, "line": comment["line"], "in_reply_to": comment["id"],
                  "message": "Done", "updated": _gerrit_time(times[2]), "author": owner, "unresolved": False}
         lgtm = {"id": f"r{row.index}c3", "patch_set": 2, "message": "LGTM", "updated": _gerrit_time(times[3]),
@@ -262,6 +263,11 @@ class EndToEnd:
                 found.setdefault(reason, []).append(index)
         return dict(sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
+    def unnamed(self) -> dict[int, tuple[str, str]]:
+        """Rows lost without a dropped row naming them (no stage said why)."""
+        return {i: fate for i, fate in self.fate.items()
+                if fate[0] in ("mine/no round", "preprocess/no candidate", "split/missing")}
+
     def report(self, details: bool = False) -> str:
         n = len(self.rows)
         lines = []
@@ -286,8 +292,14 @@ def sample(rows: list[PublishedRow], every: int) -> list[PublishedRow]:
     return rows[::every]
 
 
-def write_job(path: Path, gerrit_url: str, clone_url: Path) -> Path:
-    """The job file: this forge's Gerrit project, every stage with its default settings but the window."""
+def write_job(path: Path, gerrit_url: str, clone_url: Path | None = None,
+              window: tuple[str, str] | None = ("2023-01-01", "2024-01-01")) -> Path:
+    """The job file: the Gerrit project :data:`PROJECT` at ``gerrit_url``, every stage with its default
+    settings but the window (None: the default, every change updated before the run) and where to clone
+    from (None: the default, derived from the URL, as for a real server)."""
+    where = "".join(f'{key} = "{value}"\n' for key, value in (("since", window and window[0]),
+                                                                ("until", window and window[1]),
+                                                                ("clone_url", clone_url)) if value)
     path.write_text(f"""# End-to-end run over the published test split (tests/tufano_forge.py)
 [job]
 batch_size = 200
@@ -296,10 +308,7 @@ batch_size = 200
 source = "gerrit"
 url = "{gerrit_url}"
 project = "{PROJECT}"
-since = "2023-01-01"
-until = "2024-01-01"
-clone_url = "{clone_url}"
-
+{where}
 [split]
 strategy = "random"
 fractions = [0.8, 0.1, 0.1]
@@ -321,18 +330,39 @@ def serve(forge: Forge) -> ForgeServer:
     return server
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Where each published row is on the forge, from the record of whoever built it (never from a miner):
+    row index -> its change number, and -> the id of its reviewer's comment."""
+
+    change: dict[int, str]
+    comment: dict[int, str]
+
+
+def forge_provenance(rows: list[PublishedRow]) -> Provenance:
+    """The test forge's names: change = row + 1, reviewer comment ``r<row>c1``."""
+    return Provenance({r.index: str(r.change) for r in rows}, {r.index: f"r{r.index}c1" for r in rows})
+
+
 def run_end_to_end(forge: Forge, rows: list[PublishedRow], work: Path,
                    published: dict[str, list[str]] | None = None) -> EndToEnd:
     """``revmine run`` a job over ``forge`` (built from ``rows``, served here) into ``work``, then compare the
     export with the published files and trace every row."""
-    published = published or read_published()
-    out = work / "run"
     with serve(forge) as server:
         job = write_job(work / "job.toml", server.gerrit_url, forge.gerrit_repo)
-        started = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):  # where the outputs are: known here
-            code = main(["run", str(job), "--out", str(out)])
-        seconds = time.perf_counter() - started
+        return run_job(job, rows, forge_provenance(rows), work, published)
+
+
+def run_job(job: Path, rows: list[PublishedRow], provenance: Provenance, work: Path,
+            published: dict[str, list[str]] | None = None) -> EndToEnd:
+    """``revmine run`` ``job`` (a Gerrit holding ``rows`` where ``provenance`` says) into ``work``/run, then
+    compare the export with the published files and trace every row."""
+    published = published or read_published()
+    out = work / "run"
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):  # where the outputs are: known here
+        code = main(["run", str(job), "--out", str(out)])
+    seconds = time.perf_counter() - started
     if code != 0:
         raise RuntimeError(f"revmine run exited with {code}")
     state = json.loads((out / "run.json").read_text(encoding="utf-8"))
@@ -343,7 +373,7 @@ def run_end_to_end(forge: Forge, rows: list[PublishedRow], work: Path,
     matched = {"3 files": multiset_matches([without_src2(t) for t in wanted], [without_src2(t) for t in exported or []]),
                "4 files": multiset_matches(wanted, exported) if src2 else None}
     return EndToEnd(rows, out, seconds, {k: state[k]["seconds"] for k in STAGES if k in state}, src2, matched,
-                    trace(rows, out, published))
+                    trace(rows, provenance, out, published))
 
 
 def without_src2(row: tuple) -> tuple:
@@ -377,8 +407,9 @@ def exported_rows(folder: Path) -> list[tuple] | None:
     return rows
 
 
-def trace(rows: list[PublishedRow], out: Path, published: dict[str, list[str]]) -> dict[int, tuple[str, str]]:
-    """Follow each row's reviewer comment (change = row + 1, comment ``r<row>c1``) through the stages' outputs:
+def trace(rows: list[PublishedRow], provenance: Provenance, out: Path,
+          published: dict[str, list[str]]) -> dict[int, tuple[str, str]]:
+    """Follow each row's reviewer comment (change and comment id from ``provenance``) through the stages' outputs:
     rounds -> candidates / preprocess drops -> filter drops -> split drops -> splits, where its exported
     columns are compared with the published lines. Returns row -> (stage/reason or ``exact``, detail)."""
     def table(path: Path, columns: list[str] | None = None) -> list[dict]:
@@ -396,7 +427,8 @@ def trace(rows: list[PublishedRow], out: Path, published: dict[str, list[str]]) 
     split_drops = by_comment([r for r in table(out / "splits" / "dropped.parquet") if r["kind"] == "triplet"])
     exported = by_comment([r for s in SPLIT_NAMES for r in table(out / "splits" / f"{s}.parquet")
                            if r["kind"] == "triplet"])
-    row_of_id = {r["id"]: int(r["change"]) - 1 for name in ("kept", "dropped")
+    row_of_change = {change: index for index, change in provenance.change.items()}
+    row_of_id = {r["id"]: row_of_change.get(r["change"]) for name in ("kept", "dropped")
                  for r in table(out / "filtered" / f"{name}.parquet", ["id", "change"])}
 
     def named(detail: str | None) -> str:
@@ -408,7 +440,7 @@ def trace(rows: list[PublishedRow], out: Path, published: dict[str, list[str]]) 
 
     fate: dict[int, tuple[str, str]] = {}
     for row in rows:
-        cid, change = f"r{row.index}c1", str(row.change)
+        cid, change = provenance.comment[row.index], provenance.change[row.index]
         if change not in mined:
             drop = mine_drops.get(change)
             fate[row.index] = ("mine/" + ("dropped" if drop else "no round"), drop["reason"] if drop else "")
