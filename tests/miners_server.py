@@ -116,6 +116,7 @@ class Forge:
     latency: float = 0.0  # seconds every request waits before its answer (a forge far away)
     mirror: bool = False  # any project / repository name is answered with demo/app's / octo/demo's data
     gerrit_ignores_bounds: set[str] = field(default_factory=set)  # projects whose listing ignores before/after
+    gerrit_query_limit: int = 500  # a page holds at most this many changes whatever ``n`` asks (Gerrit's default)
     github_churning: set[str] = field(default_factory=set)  # repos where reading page 2+ bumps a pull request
     quota: int | None = None  # requests per token (Authorization header) until renew_quota(); then 403
     used: Counter = field(default_factory=Counter)  # requests per token
@@ -421,7 +422,8 @@ class _Handler(BaseHTTPRequestHandler):
             project = re.search(r"project:(\S+)", q).group(1)
             after = _parse_gerrit_time(re.search(r'after:"([^"]+)"', q).group(1))
             before = _parse_gerrit_time(re.search(r'before:"([^"]+)"', q).group(1))
-            n, start = int(query.get("n", ["500"])[0]), int(query.get("S", ["0"])[0])
+            n = min(int(query.get("n", [forge.gerrit_query_limit])[0]), forge.gerrit_query_limit)
+            start = int(query.get("S", ["0"])[0])
 
             def ms(c: dict) -> datetime:
                 return _parse_gerrit_time(c["updated"])

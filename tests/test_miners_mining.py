@@ -146,6 +146,19 @@ def test_gerrit_keyset_paging_with_moving_order(server, tmp_path):
     assert sorted(numbers) == list(range(1, 13)) and len(seen_pages) > 3
 
 
+def test_gerrit_pages_cut_short_by_the_servers_query_limit(server):
+    """A real Gerrit answers at most its query limit (the queryLimit capability) whatever ``n`` asks, the last
+    change flagged ``_more_changes`` (seen on Gerrit 3.10 and 3.13, tests/test_real_gerrit.py): every change
+    is still listed once, over pages of the server's size."""
+    forge = server.forge
+    forge.gerrit_query_limit = 5
+    miner = GerritMiner(Client("gerrit", cache_mode="off"), server.gerrit_url, "demo/app", T0 - timedelta(days=1),
+                        UNTIL, page_size=100)
+    numbers = [c["_number"] for c in miner.list_changes()]
+    assert sorted(numbers) == sorted(forge.gerrit_changes) and len(numbers) > 2 * forge.gerrit_query_limit
+    assert forge.hits["gerrit_list"] >= -(-len(numbers) // forge.gerrit_query_limit)
+
+
 @pytest.mark.parametrize("bumps", [[1], [1, 2]])
 def test_github_pages_changing_between_requests(server, bumps):
     """A pull request not listed yet is updated while we page (it jumps above the pages read), and
