@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import json
 import math
@@ -51,6 +52,8 @@ def _common() -> argparse.ArgumentParser:
                         help="more detail on stderr, and the traceback of an error")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print the result as JSON on stdout (default: text)")
+    common.add_argument("--no-lock-wait", action="store_true", default=argparse.SUPPRESS,
+                        help="when another revmine is writing the same output, fail at once instead of waiting")
     return common
 
 
@@ -750,7 +753,8 @@ def _main(argv: list[str] | None) -> int:
     from .staging import command_output  # after parsing: --help and bad options need no pyarrow
 
     try:
-        with command_output(_output(args), keep=_resumable):
+        with command_output(_output(args), keep=_resumable, command=" ".join(["revmine", *(argv or sys.argv[1:])]),
+                            wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args)):
             status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from .errors import InputError, OperationError, output_error
+from .output_lock import output_lock
 from .store import writing
 
 __all__ = ["command_output", "staged_directory"]
@@ -76,10 +77,14 @@ def _fsync_dir(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda out: False) -> Iterator[None]:
-    """Run a command that writes to ``out`` so that a failure leaves nothing it created behind.
+def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda out: False, *,
+                   command: str = "revmine", wait: bool = True,
+                   say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Run a command that writes to ``out`` as its one writer, so that a failure leaves nothing it created.
 
-    If the block raises, the topmost folder (or file) of ``out`` that did not exist before is removed, unless
+    The command holds ``out``'s lock (:func:`revmine.output_lock.output_lock`: a second writer waits, or
+    fails at once unless ``wait``) and removes the temporaries of a writer that was killed. If the block
+    raises, the topmost folder (or file) of ``out`` that did not exist before is removed, unless
     ``keep(out)``: a resumable command's checkpoints are progress, not debris. A disk refusing a write under
     ``out`` (a file in the way, read-only, full) becomes one :class:`~revmine.errors.OperationError`.
     """
@@ -88,16 +93,17 @@ def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda
         return
     out = Path(out).absolute()
     created = next((p for p in (*reversed(out.parents), out) if not p.exists()), None)
-    try:
-        yield
-    except BaseException as exc:
-        if created is not None and created.exists() and not (out.is_dir() and keep(out)):
-            shutil.rmtree(created) if created.is_dir() else created.unlink()
-        if isinstance(exc, OSError) and exc.filename is not None and _within(Path(str(exc.filename)), out):
-            error = output_error(exc, exc.filename)
-            if error is not None:
-                raise error from exc
-        raise
+    with output_lock(out, command, wait, **({"say": say} if say else {})):
+        try:
+            yield
+        except BaseException as exc:
+            if created is not None and created.exists() and not (out.is_dir() and keep(out)):
+                shutil.rmtree(created) if created.is_dir() else created.unlink()
+            if isinstance(exc, OSError) and exc.filename is not None and _within(Path(str(exc.filename)), out):
+                error = output_error(exc, exc.filename)
+                if error is not None:
+                    raise error from exc
+            raise
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -731,7 +731,7 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         return run_projects(specs, target, opts, asked=asked)
     from .replay import serve_recordings  # only replayed jobs need the server
 
-    with serve_recordings(base / job["recordings"]) as forge:
+    with serve_recordings(base / job["recordings"], work=target) as forge:
         opts.routes = {**forge.routes, **opts.routes}
         opts.ambient_credentials = False
         opts.engine = None  # the recorded forge answers on this machine's loopback: mined here

@@ -171,11 +171,15 @@ class RecordedForge:
 
 
 @contextmanager
-def serve_recordings(folder: str | Path) -> Iterator[RecordedForge]:
-    """Serve ``folder``'s recordings on 127.0.0.1 and build its repositories for the ``with`` block."""
+def serve_recordings(folder: str | Path, work: str | Path | None = None) -> Iterator[RecordedForge]:
+    """Serve ``folder``'s recordings on 127.0.0.1 and build its repositories for the ``with`` block, in a
+    temporary folder inside ``work`` (a job's output: named as revmine's temporaries, so that the next run
+    removes it if this one is killed; see :mod:`revmine.output_lock`), else in the system's."""
     exchanges = load_recordings(folder)
     handler = type("RecordedHandler", (_Handler,), {"exchanges": exchanges})
-    with tempfile.TemporaryDirectory(prefix="revmine-forge-") as tmp:
+    if work is not None:
+        Path(work).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".forge.", suffix=".tmp", dir=work) as tmp:
         repos = build_repos(folder, tmp)
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
