@@ -13,14 +13,17 @@ answer together on the pipes (git answers in microseconds; the threads wait on t
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import subprocess
 import threading
+from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from ..errors import OperationError
+from ..errors import OperationError, output_error
 
 _ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -115,6 +118,10 @@ class GitRepo:
 
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=self._env)
+        if proc.returncode != 0 and b"No space left on device" in proc.stderr:  # the disk, not the repository
+            full = output_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), self.path)
+            assert full is not None  # ENOSPC always has its advice
+            raise full
         if check and proc.returncode != 0:
             lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
             # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
@@ -129,20 +136,33 @@ class GitRepo:
             pipe = self._pipes[args[0]] = _Pipe(self.path, *args)
         return pipe
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the clone's lock (an ``flock`` on ``.NAME.lock`` beside it) while git changes it: a clone
+        folder (``--repos``) may be shared by runs into other outputs, and two ``git init`` or ``git fetch``
+        in one repository at once fail ("cannot copy ... File exists") or interleave ``FETCH_HEAD``.
+        Readers need no lock: git adds objects before it moves refs."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.parent / f".{self.path.name}.lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield  # closing the file releases the lock
+
     @_locked
     def sync(self) -> None:
         """Create the bare clone if needed and fetch every review ref (one fetch per run)."""
-        if not (self.path / "HEAD").exists():
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._git("init", "--quiet", "--bare")
-        # from the URL of this run, not a stored remote: the clone may be shared or the URL moved
-        self._git("fetch", "--quiet", "--no-tags", self.url, *self.refspecs)
+        with self._writing():
+            if not (self.path / "HEAD").exists():
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._git("init", "--quiet", "--bare")
+            # from the URL of this run, not a stored remote: the clone may be shared or the URL moved
+            self._git("fetch", "--quiet", "--no-tags", self.url, *self.refspecs)
         self.close()  # running readers must see the new objects
 
     @_locked
     def fetch_commit(self, sha: str) -> bool:
         """Try to fetch one commit the refs did not bring (servers may allow fetching by sha)."""
-        proc = self._git("fetch", "--quiet", "--no-tags", self.url, sha, check=False)
+        with self._writing():
+            proc = self._git("fetch", "--quiet", "--no-tags", self.url, sha, check=False)
         self.close()
         return proc.returncode == 0 and self.has_commit(sha)
 

@@ -1,0 +1,76 @@
+"""The miners' bare clones: shared by concurrent runs, and a full disk during ``git fetch`` said as such."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from revmine.cli import main
+from revmine.miners import git
+from revmine.miners.git import GitRepo
+
+ROOT = Path(__file__).resolve().parents[1]
+JOB = ROOT / "examples" / "job.toml"
+REFSPECS = ["+refs/changes/*:refs/changes/*", "+refs/heads/*:refs/heads/*"]
+
+
+def source_repo(path: Path, changes: int = 20) -> dict[str, str]:
+    """A repository with a branch and ``changes`` patch-set refs; ref -> commit."""
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    refs = {}
+    for k in range(changes):
+        (path / f"F{k}.java").write_text(f"class F{k} {{}}\n")
+        subprocess.run(["git", "-C", str(path), "add", "."], check=True)
+        subprocess.run(["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm",
+                        f"c{k}"], check=True)
+        sha = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        ref = f"refs/changes/{k:02d}/{k}/1"
+        subprocess.run(["git", "-C", str(path), "update-ref", ref, sha], check=True)
+        refs[ref] = sha
+    return refs
+
+
+def test_runs_sharing_a_clone_folder_sync_it_together(tmp_path):
+    """Two runs' syncs of one clone at once (a ``--repos`` folder shared by two outputs), 10 times: both
+    succeed and the clone holds every ref (without the clone's lock: "git init failed: ... File exists")."""
+    refs = source_repo(tmp_path / "src")
+    for trial in range(10):
+        clone = tmp_path / "repos" / f"p{trial}.git"
+        errors: list[Exception] = []
+
+        def sync() -> None:
+            try:
+                GitRepo(clone, str(tmp_path / "src"), REFSPECS).sync()
+            except Exception as exc:  # noqa: BLE001 - collected and reported by the test
+                errors.append(exc)
+        threads = [threading.Thread(target=sync) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        listed = subprocess.run(["git", "-C", str(clone), "for-each-ref", "--format=%(refname) %(objectname)",
+                                 "refs/changes"], capture_output=True, text=True, check=True).stdout.split("\n")
+        assert dict(line.split() for line in listed if line) == refs
+
+
+def test_a_full_disk_during_git_fetch_is_the_disk_full_error(tmp_path, monkeypatch, capsys):
+    """git failing with ENOSPC (a ``git`` on PATH that says what a full disk makes it say during fetch)
+    stops the job with the disk-full line naming where it writes, exit 1: not a project's git_error."""
+    real = shutil.which("git")
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = fetch ] && {{ echo "error: unable to write file '
+                    f'.git/objects/pack/tmp_pack_x: No space left on device" >&2; echo "fatal: unpack-objects '
+                    f'failed" >&2; exit 128; }}; done\nexec {real} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setitem(git._ENV, "PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")  # git's environment
+    out = tmp_path / "mined"
+    assert main(["-q", "mine", "--job", str(JOB), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"revmine: error: cannot write {out / 'repos'}")
+    assert "the disk is full" in err[0] and "git_error" not in err[0]
