@@ -190,7 +190,8 @@ def _run(job: Job, force: bool, progress: bool, echo: Callable[[str], None], eng
         fingerprint = _fingerprint(job, stage, upstream)
         done = state.get(stage, {})
         outputs = [Path(p) for p in done.get("outputs", [])]
-        if done.get("fingerprint") == fingerprint and outputs and all(p.exists() for p in outputs):
+        if (done.get("fingerprint") == fingerprint and outputs and all(p.exists() for p in outputs)
+                and CHECKS.get(stage, lambda job: True)(job)):
             echo(f"[{number}/{len(stages)}] {stage}: already done, skipped")
         else:
             echo(f"[{number}/{len(stages)}] {stage} ...")
@@ -303,6 +304,16 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
     """The JSON-friendly numbers of a stage's result (paths are in ``outputs``)."""
     return {k: v for k, v in result.items() if isinstance(v, (int, float, str, dict)) and not k.endswith("_path")}
 
+
+def _mined_holds(job: Job) -> bool:
+    """The mining manifest says what the checkpoints hold (:func:`revmine.miners.manifest_holds`)."""
+    from .miners import manifest_holds
+
+    return manifest_holds(job.out / "mined")
+
+
+#: What a stage done before must still satisfy to be skipped, beyond its fingerprint and files being there.
+CHECKS: dict[str, Callable[[Job], bool]] = {"mine": _mined_holds}
 
 RUNNERS: dict[str, Callable[[Job, Context], tuple[dict, list[Path]]]] = {
     "mine": _mine, "preprocess": _preprocess, "filter": _filter, "split": _split, "export": _export, "score": _score,

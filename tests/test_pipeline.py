@@ -181,3 +181,26 @@ def test_the_stage_commands_build_the_same_dataset_as_the_main_job(tmp_path: Pat
         assert main(step) == 0, step
     assert "| **kept** |" in capsys.readouterr().out  # the filter command prints its report
     assert _digest(tmp_path / "d") == _digest(run_dir / "dataset")
+
+
+def test_a_rerun_repairs_a_mining_manifest_that_contradicts_the_rows(tmp_path: Path, no_network: None) -> None:
+    """A manifest saying a project failed with 0 changes while its rows and checkpoint are all there (what two
+    writers racing left, issue 18) is not "already done": the re-run mines again, asking nothing of the forge
+    for finished projects, and the manifest says again what the checkpoints hold; the dataset is unchanged."""
+    job_file = _example_job(tmp_path)
+    out = tmp_path / "out"
+    run(load_job(job_file, out), progress=False, echo=lambda line: None)
+    dataset = _digest(out / "dataset")
+    path = out / "mined" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    truth = [(p["slug"], p["changes_done"], p["rows"], len(p["dropped"])) for p in manifest["projects"]]
+    wrong = manifest["projects"][0]
+    wrong.update(status="failed", failure={"kind": "git_error", "reason": "git init failed"}, changes_done=0, rows=0)
+    path.write_text(json.dumps(manifest))
+    lines: list[str] = []
+    run(load_job(job_file, out), progress=False, echo=lines.append)
+    assert not any(line.startswith("[1/") and "skipped" in line for line in lines)
+    repaired = json.loads(path.read_text())["projects"]
+    assert [(p["slug"], p["changes_done"], p["rows"], len(p["dropped"])) for p in repaired] == truth
+    assert all(p["status"] == "finished_before" and p["failure"] is None for p in repaired)
+    assert _digest(out / "dataset") == dataset

@@ -6,7 +6,7 @@ implementing :class:`Miner` (:mod:`revmine.miners.base`); its drops are typed by
 """
 
 from .base import DropReason, Miner
-from .jobs import JobOptions, ProjectSpec, mine_gerrit, mine_github, run_job, run_projects
+from .jobs import JobOptions, ProjectSpec, manifest_holds, mine_gerrit, mine_github, run_job, run_projects
 
-__all__ = ["DropReason", "JobOptions", "Miner", "ProjectSpec", "mine_gerrit", "mine_github", "run_job",
-           "run_projects"]
+__all__ = ["DropReason", "JobOptions", "Miner", "ProjectSpec", "manifest_holds", "mine_gerrit", "mine_github",
+           "run_job", "run_projects"]

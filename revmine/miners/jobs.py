@@ -239,6 +239,31 @@ class _Parts:
             else self.schema.empty_table()
 
 
+def manifest_holds(out: str | Path) -> bool:
+    """Whether ``OUT/manifest.json`` says what the projects' checkpoints hold: a project is failed exactly when
+    its checkpoint is unfinished (or absent), and its changes, rows and drops are the checkpoint's.
+
+    Why: the manifest is what a user reads and what a pipeline's "already done" trusts. One written by a run
+    that raced another (before outputs had one writer) or edited by hand can say a project failed with 0
+    changes while its rows are all there; a pipeline then mines again, which writes the manifest anew from
+    the checkpoints without asking the forge for finished projects."""
+    out = Path(out)
+    try:
+        projects = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["projects"]
+        for p in projects:
+            path = out / "state" / f"{p['slug']}.json"
+            state = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            done = state.get("done", {})
+            drops = sum(pq.read_metadata(part).num_rows for part in (out / DROPS_DIR).glob(f"{p['slug']}-*.parquet")
+                        if int(part.name[len(p["slug"]) + 1:-len(".parquet")]) < state.get("next_drop_part", 0))
+            if ((p["status"] == "failed") == bool(state.get("finished")) or p["changes_done"] != len(done)
+                    or p["rows"] != sum(done.values()) or len(p["dropped"]) != drops):
+                return False
+    except (OSError, ValueError, KeyError, TypeError):  # unreadable or of another shape: not to be trusted
+        return False
+    return True
+
+
 def _drop_parts(out: Path, spec: ProjectSpec) -> _Parts:
     return _Parts(out / DROPS_DIR, spec.slug, DROP_PART_SCHEMA)
 
