@@ -37,6 +37,10 @@ def scheduler() -> str:
         yield cluster.scheduler_address
 
 
+def _revmine_semaphores(dask_scheduler=None) -> list[str]:  # noqa: ANN001 - Dask passes the scheduler
+    return sorted(name for name in dask_scheduler.extensions["semaphores"].max_leases if name.startswith("revmine-"))
+
+
 def _summaries(out: Path) -> list[dict]:
     """The manifest's projects without times: the seconds they took, the window's end (when the run began)."""
     projects = json.loads((out / "manifest.json").read_text())["projects"]
@@ -62,6 +66,8 @@ def test_projects_mined_on_workers_write_the_bytes_of_an_in_process_run_and_keep
     with open_engine("dask", address=scheduler) as engine:
         run_job(job, tmp_path / "dask", JobOptions(progress=False, concurrency=4, max_concurrent_per_host=2,
                                                    engine=engine))
+        # the job's semaphores (the request slots of its hosts and of the job) are gone from the scheduler
+        assert engine.client.run_on_scheduler(_revmine_semaphores) == []
     assert 1 < forge.max_in_flight <= 2  # two workers, four requests each allowed: the host's two in all
     assert sum(forge.hits.values()) == local_requests
 

@@ -52,6 +52,12 @@ class ClusterLimiter:
                 self._hosts[host] = self._semaphore(f"host-{host}", self.per_host)
             return held(self._hosts[host], self._total)
 
+    def close(self) -> None:
+        """Stop this worker's handles refreshing their leases (the semaphores themselves are the job's,
+        shared by its workers: :func:`semaphore_closer` removes them from the scheduler when the job ends)."""
+        for semaphore in [*self._hosts.values(), *([self._total] if self._total else [])]:
+            semaphore.refresh_callback.stop()
+
     def take(self, tokens: list[str], start: int, now: Callable[[], float]) -> tuple[int | None, int]:
         while (taken := self._budgets.try_take(tokens, start, now()).result()) is None:
             time.sleep(POLL)
@@ -73,3 +79,16 @@ class ClusterLimiter:
     def any_usable(self, tokens: list[str], now: float) -> bool:
         return self._budgets.any_usable(tokens, now).result()
 
+
+
+def semaphore_closer(prefix: str) -> Callable[..., list[str]]:
+    """A function for ``Client.run_on_scheduler`` that removes the job's semaphores (named ``prefix``...),
+    which would otherwise stay registered on a long-lived shared scheduler, and returns their names. Nested,
+    so that it travels by value: a scheduler need not have revmine installed."""
+    def close(dask_scheduler: Any = None) -> list[str]:
+        semaphores = dask_scheduler.extensions["semaphores"]
+        names = sorted(name for name in semaphores.max_leases if name.startswith(prefix))
+        for name in names:
+            semaphores.close(name=name)
+        return names
+    return close

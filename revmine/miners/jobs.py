@@ -583,6 +583,8 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
         raise InputError.setting("engine", "mining on Dask takes credentials from the workers' environment "
                                            "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, $REVMINE_CREDENTIALS), "
                                            "never through the scheduler")
+    from .cluster import semaphore_closer
+
     client = opts.engine.client
     budgets = client.submit(Limiter, actor=True, pure=False)
     remote = replace(opts, engine=None, progress=False, cache=opts.cache and Path(opts.cache).resolve(),
@@ -603,6 +605,7 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
             return summaries
     finally:
         client.cancel([*futures, budgets])
+        client.run_on_scheduler(semaphore_closer(f"revmine-{run}-"))
         marker.unlink(missing_ok=True)
 
 
@@ -616,7 +619,10 @@ def _mine_on_worker(spec: ProjectSpec, marker: Path, opts: JobOptions, run: str,
                              "directory (and cache and repos) on a disk shared with the workers")
     out = marker.parent
     limiter = ClusterLimiter(run, budgets, opts.concurrency, opts.max_concurrent_per_host)
-    return _mine_all([spec], out, opts, limiter)[0]  # type: ignore[arg-type] - Limiter's interface
+    try:
+        return _mine_all([spec], out, opts, limiter)[0]  # type: ignore[arg-type] - Limiter's interface
+    finally:
+        limiter.close()
 
 
 def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions | None = None,
