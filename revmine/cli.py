@@ -123,15 +123,32 @@ def _stdin_copy(suffix: str) -> Path:
         suffix = ".parquet"
     elif data.lstrip()[:1] == b"{" and suffix != ".toml":
         suffix = ".jsonl"
+    _remove_orphaned_stdin_copies()
+    prefix = f"revmine-stdin-{os.getpid()}-"
     if suffix == ".toml":  # a job file: its relative paths are relative to the current directory, as for a file there
-        handle, name = tempfile.mkstemp(prefix=".revmine-stdin-", suffix=suffix, dir=Path.cwd())
+        handle, name = tempfile.mkstemp(prefix=f".{prefix}", suffix=suffix, dir=Path.cwd())
         os.close(handle)
         path = Path(name)
     else:
-        path = Path(tempfile.mkdtemp(prefix="revmine-stdin-")) / f"stdin{suffix}"
+        path = Path(tempfile.mkdtemp(prefix=prefix)) / f"stdin{suffix}"
     _STDIN_COPIES.append(path)
     path.write_bytes(data)
     return path
+
+
+def _remove_orphaned_stdin_copies() -> None:
+    """Remove the standard-input copies of commands that were killed (their PID is in the name and no
+    longer runs): the ``finally`` that removes a command's own copy does not run after ``kill -9``."""
+    for found in [*Path(tempfile.gettempdir()).glob("revmine-stdin-*"), *Path.cwd().glob(".revmine-stdin-*")]:
+        pid = found.name.lstrip(".").split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(found, ignore_errors=True) if found.is_dir() else found.unlink(missing_ok=True)
+        except PermissionError:  # another user's process, alive
+            pass
 
 
 def _remove_stdin_copies() -> None:

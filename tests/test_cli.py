@@ -279,6 +279,27 @@ def test_dash_reads_standard_input_for_any_single_input_file(stdin_dir: Path, ca
         assert json.loads(capsys.readouterr().out) == from_file, command
 
 
+def test_standard_input_copies_of_a_killed_command_go_with_the_next_one(stdin_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A command killed while it reads standard input (``kill -9``: its ``finally`` never runs) leaves its copies;
+    the next command that reads standard input removes those of processes that no longer run, no others."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # a PID that has just ended
+    left = [stdin_dir / "tmp" / f"revmine-stdin-{dead}-abcd1234", stdin_dir / "cwd" / f".revmine-stdin-{dead}-x.toml"]
+    left[0].mkdir()
+    (left[0] / "stdin.txt").write_text("the cat\n")
+    left[1].write_text("[job]\n")
+    alive = stdin_dir / "cwd" / f".revmine-stdin-{os.getppid()}-y.toml"  # a running process's (pytest's parent)
+    alive.write_text("[job]\n")
+    (stdin_dir / "refs.txt").write_text("the cat sat on a mat\n")
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"the cat sat on the mat\n"))
+    assert main(["score", "-", "--format", "text", "--refs", str(stdin_dir / "refs.txt"), "--metrics", "chrf",
+                 "--json"]) == 0
+    capsys.readouterr()
+    assert not any(p.exists() for p in left) and alive.exists()
+    alive.unlink()
+
+
 def test_a_model_and_a_parquet_file_from_standard_input(stdin_dir: Path, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import pyarrow as pa
