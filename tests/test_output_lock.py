@@ -26,8 +26,10 @@ def revmine(*args: str) -> subprocess.Popen:
 
 
 def temporaries(folder: Path) -> list[Path]:
-    """revmine's temporaries in ``folder``, beside it, and in the system's temporary folder (the forge)."""
-    inside = [p for p in folder.rglob(".*") if TEMPORARY.fullmatch(p.name)]
+    """revmine's temporaries (and lock files) in ``folder`` and beside it; os.walk, since a running command
+    may remove a folder while it is read (its errors are ignored)."""
+    inside = [Path(top) / name for top, dirs, files in os.walk(folder) for name in dirs + files
+              if TEMPORARY.fullmatch(name)]
     beside = [p for p in folder.parent.iterdir() if TEMPORARY.fullmatch(p.name) or p.name.endswith(".lock")]
     return inside + beside
 
