@@ -60,9 +60,9 @@ def ratios(numerator: list[float], denominator: list[float]) -> list[float]:
     return [a / b for a, b in zip(numerator, denominator)]
 
 
-def ratio_line(values: list[float]) -> str:
-    return (f"median {statistics.median(values):.1f}x ({min(values):.1f}-{max(values):.1f}); per round "
-            + " ".join(f"{v:.1f}" for v in values))
+def ratio_line(values: list[float], digits: int = 1) -> str:
+    return (f"median {statistics.median(values):.{digits}f}x ({min(values):.{digits}f}-{max(values):.{digits}f}); "
+            "per round " + " ".join(f"{v:.{digits}f}" for v in values))
 
 
 def first_call(function: Callable[[], object]) -> float:

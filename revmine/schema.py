@@ -232,9 +232,12 @@ SCORE_BASE_FIELDS: list[pa.Field] = [
     pa.field("reference", pa.string(), nullable=False),
     pa.field("exact_match", pa.bool_(), nullable=False),
     pa.field("perfect_at_k", pa.bool_(), nullable=False),  # some prediction of rank <= k matches
+    # version 2: added after version 1's base columns, whose names, meanings and positions are unchanged
+    pa.field("extra_references", pa.list_(pa.string())),  # the example's references after the first (None: one)
+    pa.field("exact_match_ignoring_whitespace", pa.bool_(), nullable=False),  # equal once whitespace is removed
 ]
 
-SCORES_NAME, SCORES_VERSION = "scores", 1
+SCORES_NAME, SCORES_VERSION = "scores", 2
 
 
 def scores_schema(metric_columns: list[str]) -> pa.Schema:

@@ -4,6 +4,7 @@ tokenisers, corpus chrF and TER as sacrebleu sums them."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 import sacrebleu
@@ -13,7 +14,7 @@ from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
 from revmine import metrics
 from revmine.errors import InputError
-from revmine.metrics.registry import METRICS
+from revmine.metrics.registry import METRICS, make_metric
 from revmine.metrics.text import Chrf, Ter
 
 HYPS = ["the cat sat on the mat .", "a dog barked loudly at night", "hello world", "Fix the NPE in parser"]
@@ -33,7 +34,7 @@ def _random_corpus(seed: int, n: int = 60):
 
 
 def test_the_public_names():
-    assert sorted(metrics.__all__) == ["Score", "compute", "corpus_bleu", "names", "sentence_bleu"]
+    assert sorted(metrics.__all__) == ["Score", "compute", "corpus_bleu", "corpus_score", "names", "sentence_bleu"]
     assert metrics.names() == list(METRICS) and "meteor" in metrics.names()
 
 
@@ -196,3 +197,112 @@ def test_score_ci_is_a_95_percent_interval_of_the_mean(tmp_path, capsys):
     assert stats["ci_hi"] == pytest.approx(stats["mean"] + half, abs=half * 0.1)
     assert "ci_lo" not in _score_json([str(tmp_path / "h.txt"), "--refs", str(tmp_path / "r.txt"), "--metrics",
                                        "chrf"], capsys)["per_k"][0]["metrics"]["chrf"]["all"]
+
+
+# --- corpus_score, the single-reference path, references per hypothesis, normalisation (issue 19) -------
+
+@pytest.mark.parametrize("spec, theirs", [
+    ("bleu", lambda: sacrebleu.metrics.BLEU(tokenize="none")),
+    ("bleu(tokenize=13a, smooth=floor)", lambda: sacrebleu.metrics.BLEU(smooth_method="floor")),
+    ("chrf", lambda: sacrebleu.metrics.CHRF()),
+    ("chrf(word_order=2, lowercase=true)", lambda: sacrebleu.metrics.CHRF(word_order=2, lowercase=True)),
+    ("ter", lambda: sacrebleu.metrics.TER()),
+    ("ter(case_sensitive=true, no_punct=true)", lambda: sacrebleu.metrics.TER(case_sensitive=True, no_punct=True)),
+])
+def test_corpus_score_equals_sacrebleus_corpus_score(spec, theirs):
+    hyps, refs, refs2 = _random_corpus(21, n=80)
+    refs2 = [r if i % 3 else None for i, r in enumerate(refs2)]  # some hypotheses have one reference only
+    metric = theirs()
+    one = metrics.corpus_score(spec, hyps, refs)
+    assert one.score == pytest.approx(metric.corpus_score(hyps, [refs]).score / 100, abs=1e-12)
+    assert one.signature == make_metric(spec).signature()
+    expected = metric.corpus_score(hyps, [refs, refs2]).score / 100
+    assert metrics.corpus_score(spec, hyps, [refs, refs2]).score == pytest.approx(expected, abs=1e-12)
+    per_hypothesis = [[a] + ([b] if b is not None else []) for a, b in zip(refs, refs2)]
+    assert metrics.corpus_score(spec, hyps, references_per_hypothesis=per_hypothesis).score == pytest.approx(
+        expected, abs=1e-12)
+
+
+def test_corpus_score_takes_any_metric_implementing_multi_reference_corpus_score(monkeypatch):
+    from revmine.metrics.base import Metric
+
+    class Longest(Metric):
+        """A toy corpus form: the longest hypothesis's length over the longest reference's."""
+
+        name = "longest"
+
+        def settings(self):
+            return {}
+
+        def sentence_scores(self, hypotheses, references):
+            raise AssertionError("a corpus form is not a mean of sentence scores")
+
+        def multi_reference_corpus_score(self, hypotheses, reference_sets):
+            return max(map(len, hypotheses)) / max(len(r) for refs in reference_sets for r in refs)
+
+    monkeypatch.setitem(METRICS, "longest", Longest)
+    assert metrics.corpus_score("longest", ["ab", "abcd"], ["abcdefgh", "a"]).score == 0.5
+    assert metrics.corpus_score("longest", ["ab"], references_per_hypothesis=[["a", "abcdefgh"]]).score == 0.25
+    for spec in ("levenshtein", "rouge1", "sed(normalize=max)"):
+        with pytest.raises(ValueError, match=rf"metric '{re.escape(spec)}' \(\w+\) has no corpus-level form"):
+            metrics.corpus_score(spec, HYPS, REFS_1)
+
+
+class _Paths:
+    """Records which path of a metric ``compute`` took."""
+
+    def __init__(self, monkeypatch, cls):
+        self.calls = []
+        for method in ("sentence_scores", "multi_reference_scores"):
+            original = getattr(cls, method)
+            monkeypatch.setattr(cls, method, self._spy(method, original))
+
+    def _spy(self, method, original):
+        def spy(metric, *args):
+            self.calls.append(method)
+            return original(metric, *args)
+        return spy
+
+
+@pytest.mark.parametrize("spec", ["bleu", "bleu(tokenize=char, smooth=nltk0)", "chrf", "ter", "rougeL", "sed"])
+def test_single_references_take_the_single_reference_path_with_the_same_values(spec, monkeypatch):
+    metric = make_metric(spec)
+    expected = metric.multi_reference_scores(HYPS, [[r] for r in REFS_1]).tolist()  # the rule for several
+    paths = _Paths(monkeypatch, type(metric))
+    for refs in ({"references": REFS_1}, {"references": [REFS_1]}, {"references_per_hypothesis": REFS_1},
+                 {"references_per_hypothesis": [[r] for r in REFS_1]}):
+        assert metrics.compute(spec, HYPS, **refs) == expected, refs
+    assert set(paths.calls) == {"sentence_scores"}
+    paths.calls.clear()
+    metrics.compute(spec, HYPS, [REFS_1, REFS_2])
+    assert paths.calls[0] == "multi_reference_scores"
+
+
+def test_references_per_hypothesis_is_the_hugging_face_convention():
+    sets = _sets()  # [[r1, r2], [r1, r2], [r1], [r1, r2]]
+    assert metrics.compute("chrf", HYPS, references_per_hypothesis=sets) == pytest.approx(
+        [sacrebleu.sentence_chrf(h, refs).score / 100 for h, refs in zip(HYPS, sets)], abs=1e-12)
+    assert metrics.corpus_bleu(HYPS, references_per_hypothesis=sets).score == pytest.approx(
+        sacrebleu.corpus_bleu(HYPS, [REFS_1, REFS_2], tokenize="none").score / 100, abs=1e-12)
+    # given positionally, the same lists are reference streams: the error names the keyword
+    hyps = [f"h{i}" for i in range(1000)]
+    with pytest.raises(ValueError, match="1000 hypotheses but reference stream 0 has 2 lines .*per_hypothesis="):
+        metrics.compute("bleu", hyps, [["a", "b"]] * 1000)
+    with pytest.raises(ValueError, match="4 hypotheses but references_per_hypothesis has 3 lists"):
+        metrics.compute("bleu", HYPS, references_per_hypothesis=sets[:3])
+    with pytest.raises(ValueError, match="hypothesis 2 has no reference"):
+        metrics.compute("bleu", HYPS, references_per_hypothesis=[["a"], ["b"], [], ["c"]])
+    with pytest.raises(TypeError, match="not both or neither"):
+        metrics.compute("bleu", HYPS, REFS_1, references_per_hypothesis=sets)
+    with pytest.raises(TypeError, match="not both or neither"):
+        metrics.compute("bleu", HYPS)
+
+
+def test_normalize_scores_the_code_of_a_chat_answer():
+    answer = "Here you go:\n```java\nint a = b ;\n```\nThe variable is now initialised."
+    assert metrics.compute("bleu", [answer], ["int a = b ;"], normalize="code-fence") == [pytest.approx(1.0)]
+    assert metrics.compute("bleu", [answer], ["int a = b ;"])[0] < 0.5
+    assert metrics.sentence_bleu(answer, "int a = b ;", normalize="code-fence").score == pytest.approx(1.0)
+    assert metrics.corpus_score("chrf", [answer, "x"], ["int a = b ;", "x"], normalize="code-fence").score == 1.0
+    with pytest.raises(ValueError, match="unknown normalisation"):
+        metrics.compute("bleu", [answer], ["x"], normalize="markdown")

@@ -55,7 +55,7 @@ def test_hand_counted_example_and_outputs(tmp_path: Path) -> None:
     assert [e["perfect"] for e in run.summary["per_k"]] == [2, 4, 4]  # see examples/quickstart/README.md
     paths = write_run(run, tmp_path / "out")
     table = pq.read_table(paths["scores"])
-    assert schema_id(table.schema) == "scores/1"
+    assert schema_id(table.schema) == "scores/2"
     assert table.num_rows == 18 and table.column_names[-1] == "lendiff"
     assert json.loads(table.schema.metadata[b"revmine.signatures"])["lendiff"].startswith("lendiff|tok:space|")
     assert table.column("perfect_at_k").to_pylist()[:3] == [False, True, True]
@@ -275,3 +275,50 @@ def test_an_error_in_a_later_chunk_is_named_and_writes_nothing(tmp_path: Path, m
         score.score_file(tmp_path / name, out=tmp_path / "out")
     assert calls == [1, 1]  # the chunks before the bad line were scored
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_every_reference_round_trips_through_scores_parquet(tmp_path: Path) -> None:
+    from revmine.metrics import score
+
+    sets = [["a b c"], ["d e", "d e f", "g"], ["h i"], ["j k", "j l"]]
+    rows = [{"pred": [refs[-1], "x"], "ref": refs if len(refs) > 1 else refs[0]} for refs in sets]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = score.score_file(tmp_path / "p.jsonl", metrics="bleu", out=tmp_path / "out")
+    table = pq.read_table(run.path)
+    assert schema_id(table.schema) == "scores/2"
+    assert table.column_names[:9] == ["example", "id", "k", "prediction", "reference", "exact_match", "perfect_at_k",
+                                      "extra_references", "exact_match_ignoring_whitespace"]  # version 1's first
+    back = [[first, *(more or [])] for first, more in zip(table.column("reference").to_pylist(),
+                                                           table.column("extra_references").to_pylist())]
+    assert back == [refs for refs in sets for _ in range(2)]
+    assert table.column("extra_references").to_pylist()[:2] == [None, None]  # one reference: null
+    assert table.column("exact_match").to_pylist() == [True, False] * 4  # the last reference of each, at rank 1
+
+
+def test_code_fences_and_perfect_ignoring_whitespace_in_revmine_score(tmp_path: Path, capsys) -> None:
+    from revmine.cli import main
+
+    # references are tokenised (Tufano et al.'s abstraction); a chat model answers in formatted Markdown
+    rows = [
+        {"pred": ["Sure:\n```java\nfoo(a, b);\n```\nDone.", "foo ( a , b ) ;"], "ref": "foo ( a , b ) ;"},
+        {"pred": ["```\nint x = 1 ;\n```", "int y = 1;"], "ref": "int x = 1 ;"},
+        {"pred": ["return x;", "I cannot help with that."], "ref": "return y ;"},
+    ]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["score", str(tmp_path / "p.jsonl"), "--metrics", "bleu", "--json"]
+    assert main([*argv, "--normalize", "code-fence", "--out", str(tmp_path / "out")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["normalize"], summary["normalized"]) == ("code-fence", 2)
+    # k=1: "foo(a, b);" is no token match but equal ignoring whitespace; "int x = 1 ;" is both
+    # k=2: example 0 gets its token match at rank 2; "int y = 1;" and example 2 match nothing
+    assert [(e["perfect"], e["perfect_ignoring_whitespace"]) for e in summary["per_k"]] == [(1, 2), (2, 2)]
+    assert summary["per_k"][0]["perfect_ignoring_whitespace_pct"] == 66.67
+    table = pq.read_table(tmp_path / "out" / "scores.parquet")
+    assert table.column("prediction").to_pylist()[:3] == ["foo(a, b);", "foo ( a , b ) ;", "int x = 1 ;"]
+    assert table.column("exact_match_ignoring_whitespace").to_pylist() == [True, True, True, False, False, False]
+    markdown = (tmp_path / "out" / "summary.md").read_text()
+    assert "Predictions normalised (code-fence): 2." in markdown and "| 1 | 1 | 33.33 | 2 | 66.67 |" in markdown
+    assert main(argv) == 0  # not asked: the answers are scored as given, and nothing is counted
+    plain = json.loads(capsys.readouterr().out)
+    assert (plain["normalize"], plain["normalized"]) == (None, None)
+    assert [(e["perfect"], e["perfect_ignoring_whitespace"]) for e in plain["per_k"]] == [(0, 0), (1, 1)]

@@ -63,8 +63,10 @@ class Metric(ABC):
         return float(self.sentence_scores([hypothesis], [reference])[0])
 
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
-        """Corpus-level value; the mean of sentence scores unless the metric defines its own (BLEU does)."""
-        return float(np.mean(self.sentence_scores(hypotheses, references))) if len(hypotheses) else float("nan")
+        """Corpus-level value with one reference each: ``multi_reference_corpus_score``, so the mean of
+        sentence scores unless the metric defines its own corpus form (``has_corpus_form``: BLEU, chrF, TER)."""
+        check_lengths(hypotheses, references)
+        return self.multi_reference_corpus_score(hypotheses, [[r] for r in references])
 
     def multi_reference_scores(self, hypotheses: Sequence[str],
                                reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
@@ -85,7 +87,9 @@ class Metric(ABC):
 
     def multi_reference_corpus_score(self, hypotheses: Sequence[str],
                                      reference_sets: Sequence[Sequence[str]]) -> float:
-        """Corpus value with several references each; the mean of ``multi_reference_scores`` by default."""
+        """Corpus value with several references each; the mean of ``multi_reference_scores`` by default. A
+        metric with a corpus form of its own implements it, or the ``corpus_from_statistics`` behind it
+        (``has_corpus_form``, which the one-call ``revmine.metrics.corpus_score`` requires)."""
         return self.corpus_from_statistics(self.segment_statistics(hypotheses, reference_sets))
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
@@ -129,6 +133,16 @@ class SharedStatistics(Metric):
 
     def sentence_scores(self, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
         return self.scores_from_statistics(self.statistics(hypotheses, references))
+
+
+def has_corpus_form(metric: Metric) -> bool:
+    """True when the metric defines a corpus value of its own rather than the mean of its sentence scores:
+    its class implements ``multi_reference_corpus_score`` or the ``corpus_from_statistics`` behind the
+    default one (BLEU sums n-gram counts, chrF and TER sacrebleu's statistics). What the one-call
+    ``corpus_score`` requires; the mean of sentence scores is what ``compute`` gives."""
+    cls = type(metric)
+    return (cls.multi_reference_corpus_score is not Metric.multi_reference_corpus_score
+            or cls.corpus_from_statistics is not Metric.corpus_from_statistics)
 
 
 def _fmt(value: object) -> str:

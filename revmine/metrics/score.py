@@ -2,15 +2,23 @@
 
 Perfect prediction at k follows Tufano et al. (ICSE 2021): an example counts as perfect at k when one of
 its first k predictions equals the reference token for token (whitespace-separated tokens, so spacing
-differences do not count). Summaries give, per k, the perfect count and percentage and, for each metric,
-mean/median/sd over all predictions of rank <= k and over the best of those k (max, or min for
-distances). NaN scores (e.g. a tree metric on code that does not parse) are left out of the statistics
-and counted in ``missing``; infinite ones (SED normalised by an empty reference) are counted in
-``infinite`` and left out too, so every statistic is a finite number or null and the JSON is valid.
+differences do not count). Beside it, perfect ignoring whitespace: equal once every whitespace character
+is removed (``exact_ignoring_whitespace``), what a user of formatted output (a chat model writing
+``foo(a, b)`` against the tokenised ``foo ( a , b )``) expects to count. Summaries give, per k, both counts
+and percentages and, for each metric, mean/median/sd over all predictions of rank <= k and over the best
+of those k (max, or min for distances). NaN scores (e.g. a tree metric on code that does not parse) are
+left out of the statistics and counted in ``missing``; infinite ones (SED normalised by an empty
+reference) are counted in ``infinite`` and left out too, so every statistic is a finite number or null
+and the JSON is valid.
 Metrics defined at corpus level (BLEU sums n-gram statistics over the corpus, multi-bleu.perl style;
 chrF and TER sum sacrebleu's statistics) also get their corpus value over the rank-1 predictions, which
 is what papers report as "BLEU", beside the mean of sentence scores. ``ci=N`` adds to every mean its
-95% percentile-bootstrap interval over N resamples.
+95% percentile-bootstrap interval over N resamples. ``normalize="code-fence"`` scores the code of a chat
+model's Markdown answer instead of the answer (:mod:`.normalize`); ``scores.parquet``'s ``prediction`` is
+then what was scored, and the summary counts the predictions normalised (``normalized``).
+
+``scores.parquet`` keeps every reference: ``reference`` the first (as in version 1 of its schema),
+``extra_references`` the others (None for an example with one).
 
 The stage streams by parts (:func:`score_file`): the predictions are read :data:`STREAM_CHUNK` at a time
 (whole examples, :func:`revmine.metrics.predictions.iter_predictions`), each chunk is scored and its rows
@@ -50,7 +58,7 @@ import textwrap
 import warnings
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
@@ -65,6 +73,8 @@ from ..schema import scores_schema
 from ..store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
 from ..errors import InputError
 from .base import Metric, SharedStatistics
+from .normalize import NORMALIZATIONS
+from .normalize import normalize as normalize_texts
 from .predictions import FORMATS as PREDICTION_FORMATS
 from .predictions import Predictions, iter_predictions
 from .profiles import PROFILES
@@ -82,11 +92,14 @@ class ScoreRun:
     metrics: list[Metric]
     k: int
     exact: np.ndarray
+    exact_ignoring_whitespace: np.ndarray
     scores: dict[str, np.ndarray]
     corpus: dict[str, float]
     source: str = ""
     profile: dict | None = None
     ci: int = 0  # bootstrap resamples for the summary's 95% confidence intervals (0: none)
+    normalize: str | None = None  # the normalisation of the predictions (normalize.NORMALIZATIONS), if any
+    normalized: int = 0  # predictions it applied to
     summary: dict = field(default_factory=dict)
     table: pa.Table | None = None
     path: Path | None = None
@@ -111,7 +124,8 @@ STREAM_CHUNK = 10_000
 
 def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
                  rows: Callable[[pa.Table], None] | None = None, profile: dict | None = None, progress: bool = False,
-                 workers: int | None = None, ci: int = 0, engine: Engine | None = None) -> ScoreRun:
+                 workers: int | None = None, ci: int = 0, engine: Engine | None = None,
+                 normalize: str | None = None) -> ScoreRun:
     """Score chunks of predictions (whole examples each, the same k) with every metric, handing each chunk's
     rows (fitting :func:`revmine.schema.scores_schema`) to ``rows`` as soon as they are scored, and keeping only
     what the summary needs (:class:`ScoreRun`).
@@ -120,24 +134,35 @@ def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
     (pieces of pairs, see the module docstring). Several references per example
     (``Predictions.reference_sets()``): every metric scores against all of them
     (``Metric.multi_reference_scores``), a prediction is exact when it equals one of them, and the
-    ``reference`` column holds the first. ``ci``: bootstrap resamples for the summary's 95% intervals.
+    ``reference`` column holds the first, ``extra_references`` the others. ``ci``: bootstrap resamples for the
+    summary's 95% intervals. ``normalize``: a normalisation of the predictions (:mod:`.normalize`), counted.
     """
     columns = [m.column for m in metrics]
     if len(set(columns)) != len(columns):
         raise InputError.setting("metrics", f"two metrics write the same column: {columns}")
     schema = scores_schema(columns)
     corpus_level = [m for m in metrics if _has_corpus_level(m)]
-    kept: dict[str, list[np.ndarray]] = {c: [] for c in ["exact_match", *columns]}
+    flags = ["exact_match", "exact_match_ignoring_whitespace"]
+    kept: dict[str, list[np.ndarray]] = {c: [] for c in [*flags, *columns]}
     statistics: dict[str, list[np.ndarray]] = {m.column: [] for m in corpus_level}
-    k, source, examples = 0, "", 0
+    k, source, examples, normalized = 0, "", 0, 0
+
+    def prepared(preds: Predictions) -> tuple[Predictions, Pairs]:
+        nonlocal normalized
+        if normalize is not None:
+            preds, applied = _normalized(preds, normalize)
+            normalized += applied
+        return preds, _pairs(preds)
+
     bar = progress_bar(desc="score", unit="prediction", enabled=progress)
     with Scorer(metrics, workers, engine) as scorer:
-        for preds, pairs, values in scorer.stream((preds, _pairs(preds)) for preds in chunks):
+        for preds, pairs, values in scorer.stream(map(prepared, chunks)):
             k, source = preds.k, source or preds.source
             table = _rows(preds, examples, pairs, dict(zip(columns, values)), schema)
             if rows is not None:
                 rows(table)
-            kept["exact_match"].append(table.column("exact_match").to_numpy(zero_copy_only=False))
+            for flag in flags:
+                kept[flag].append(table.column(flag).to_numpy(zero_copy_only=False))
             for column, column_values in zip(columns, values):
                 kept[column].append(column_values)
             sets = preds.reference_sets() or [[r] for r in preds.references]
@@ -150,9 +175,37 @@ def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
     whole = {c: np.concatenate(parts) if parts else np.zeros(0) for c, parts in kept.items()}
     corpus = {m.column: m.corpus_from_statistics(np.concatenate(statistics[m.column])) for m in corpus_level
               if examples}
-    run = ScoreRun(list(metrics), k, whole.pop("exact_match").astype(bool), whole, corpus, source, profile, ci)
+    exact, loose = (whole.pop(flag).astype(bool) for flag in flags)
+    run = ScoreRun(list(metrics), k, exact, loose, whole, corpus, source, profile, ci, normalize, normalized)
     run.summary = summarize(run)
     return run
+
+
+def _normalized(preds: Predictions, how: str) -> tuple[Predictions, int]:
+    """A chunk with its predictions normalised, and how many the normalisation applied to."""
+    k = preds.k
+    flat, applied = normalize_texts([h for beam in preds.predictions for h in beam], how)
+    return replace(preds, predictions=[flat[i * k:(i + 1) * k] for i in range(len(preds))]), applied
+
+
+def exact_ignoring_whitespace(prediction: str, reference: str) -> bool:
+    """Equal once every whitespace character is removed: perfect prediction for formatted output. Tufano et
+    al.'s token-for-token comparison suits tokenised model outputs (``foo ( a , b )``) but misses the right
+    answers of a model writing formatted code (``foo(a, b)``). The price is that tokens may merge (``int x``
+    equals ``intx``), which two versions of one valid method hardly ever differ by; so it is reported beside
+    perfect predictions, never instead."""
+    return "".join(prediction.split()) == "".join(reference.split())
+
+
+def _exact(pairs: Pairs, equal: Callable[[str, str], bool]) -> np.ndarray:
+    """Per pair, whether the prediction equals one of its references by ``equal``."""
+    return np.fromiter((any(equal(h, r) for r in (pairs.sets[i] if pairs.sets else [pairs.refs[i]]))
+                        for i, h in enumerate(pairs.hyps)), dtype=bool, count=len(pairs.hyps))
+
+
+def _same_tokens(prediction: str, reference: str) -> bool:
+    """Tufano et al.'s perfect prediction: the same whitespace-separated tokens."""
+    return prediction.split() == reference.split()
 
 
 def _pairs(preds: Predictions) -> Pairs:
@@ -165,8 +218,7 @@ def _pairs(preds: Predictions) -> Pairs:
 def _rows(preds: Predictions, first: int, pairs: Pairs, values: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
     """A chunk's score rows; its examples are numbered from ``first``."""
     n, k = len(preds), preds.k
-    exact = np.fromiter((any(h.split() == r.split() for r in (pairs.sets[i] if pairs.sets else [pairs.refs[i]]))
-                         for i, h in enumerate(pairs.hyps)), dtype=bool, count=len(pairs.hyps))
+    exact = _exact(pairs, _same_tokens)
     data: dict[str, object] = {
         "example": np.repeat(np.arange(first, first + n, dtype=np.int64), k),
         "id": np.repeat(np.array(preds.ids, dtype=object), k) if preds.ids else [None] * len(pairs.hyps),
@@ -175,6 +227,8 @@ def _rows(preds: Predictions, first: int, pairs: Pairs, values: dict[str, np.nda
         "reference": pairs.refs,
         "exact_match": exact,
         "perfect_at_k": np.maximum.accumulate(exact.reshape(n, k), axis=1).ravel() if n else exact,
+        "extra_references": [refs[1:] or None for refs in pairs.sets] if pairs.sets else [None] * len(pairs.hyps),
+        "exact_match_ignoring_whitespace": _exact(pairs, exact_ignoring_whitespace),
         **values,
     }
     return pa.table({name: data[name] for name in schema.names}, schema=schema)
@@ -182,11 +236,11 @@ def _rows(preds: Predictions, first: int, pairs: Pairs, values: dict[str, np.nda
 
 def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: dict | None = None,
                       progress: bool = False, workers: int | None = None, ci: int = 0,
-                      engine: Engine | None = None) -> ScoreRun:
+                      engine: Engine | None = None, normalize: str | None = None) -> ScoreRun:
     """Score predictions held in memory (:func:`score_chunks` on one chunk); the run keeps its rows
     (``table``) for :func:`write_run`."""
     tables: list[pa.Table] = []
-    run = score_chunks([preds], metrics, tables.append, profile, progress, workers, ci, engine)
+    run = score_chunks([preds], metrics, tables.append, profile, progress, workers, ci, engine, normalize)
     run.table = tables[0]
     return run
 
@@ -391,24 +445,25 @@ def score_file(path: str | Path, fmt: str | None = None,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
                workers: int | None = None, progress: bool = False, ci: int = 0,
-               engine: Engine | None = None, out: str | Path | None = None) -> ScoreRun:
+               engine: Engine | None = None, out: str | Path | None = None, normalize: str | None = None) -> ScoreRun:
     """Score a predictions file with a profile's metrics followed by the named ones, the named ones, or the
     kind's default metrics, reading and scoring it :data:`STREAM_CHUNK` predictions at a time.
 
     With ``out``, the rows go to ``out/scores.parquet`` chunk by chunk, a file that appears only once all are
     scored (:func:`write_run` then adds the summaries); without, they are dropped. A metric that is not
     ``parallel_safe`` may depend on its whole batch, so with one the file is read and scored in one chunk.
+    ``normalize``: a normalisation of the predictions (:mod:`.normalize`).
     """
     chosen, used = select_metrics(profile, metrics, kind)
     size = STREAM_CHUNK if all(m.parallel_safe for m in chosen) else None
     chunks = iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field, size)
     described = used.describe() if used else None
     if out is None:
-        return score_chunks(chunks, chosen, None, described, progress, workers, ci, engine)
+        return score_chunks(chunks, chosen, None, described, progress, workers, ci, engine, normalize)
     dest = Path(out) / "scores.parquet"
     schema = scores_schema([m.column for m in chosen])
     with AtomicParquetWriter(dest, schema.with_metadata({**schema.metadata, **_metadata(chosen, described)})) as writer:
-        run = score_chunks(chunks, chosen, writer.write, described, progress, workers, ci, engine)
+        run = score_chunks(chunks, chosen, writer.write, described, progress, workers, ci, engine, normalize)
     run.path = dest
     return run
 
@@ -436,7 +491,9 @@ def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
 
 
 def _has_corpus_level(metric: Metric) -> bool:
-    return type(metric).corpus_score is not Metric.corpus_score
+    """A corpus form computed from segment statistics, which the stage keeps chunk by chunk (a metric whose
+    corpus form needs the whole corpus at once is left out of ``corpus_rank1``)."""
+    return type(metric).corpus_from_statistics is not Metric.corpus_from_statistics
 
 
 def best_of_k(values: np.ndarray, n: int, k_max: int, k: int, higher_is_better: bool) -> np.ndarray:
@@ -452,10 +509,14 @@ def summarize(run: ScoreRun) -> dict:
     """Summary per k = 1..K: perfect predictions, and each metric over all predictions and best of k."""
     k_max, n = run.k, run.examples
     exact = run.exact.reshape(n, k_max) if n else np.zeros((0, 0))
+    loose = run.exact_ignoring_whitespace.reshape(n, k_max) if n else np.zeros((0, 0))
     per_k = []
     for k in range(1, k_max + 1):
         perfect = int(exact[:, :k].any(axis=1).sum())
+        perfect_ws = int(loose[:, :k].any(axis=1).sum())
         entry: dict = {"k": k, "n": n, "perfect": perfect, "perfect_pct": round(100.0 * perfect / n, 2) if n else None,
+                       "perfect_ignoring_whitespace": perfect_ws,
+                       "perfect_ignoring_whitespace_pct": round(100.0 * perfect_ws / n, 2) if n else None,
                        "metrics": {}}
         for metric in run.metrics:
             column = run.values(metric.column)
@@ -470,6 +531,8 @@ def summarize(run: ScoreRun) -> dict:
         "examples": n,
         "k": k_max,
         "profile": run.profile,
+        "normalize": run.normalize,
+        "normalized": run.normalized if run.normalize else None,
         "signatures": run.signatures,
         "per_k": per_k,
         "corpus_rank1": {c: (v if np.isfinite(v) else None) for c, v in run.corpus.items()},
@@ -482,9 +545,12 @@ def summary_markdown(summary: dict) -> str:
     if summary.get("profile"):
         prof = summary["profile"]
         lines += [f"**Profile `{prof['name']}` in use**: {prof['description']}", ""]
-    lines += [f"{summary['examples']} examples, {summary['k']} prediction(s) each.", "",
-              "| k | perfect | % |", "|---|---|---|"]
-    lines += [f"| {e['k']} | {e['perfect']} | {e['perfect_pct']:.2f} |" for e in summary["per_k"]]
+    lines += [f"{summary['examples']} examples, {summary['k']} prediction(s) each.", ""]
+    if summary.get("normalize"):
+        lines += [f"Predictions normalised ({summary['normalize']}): {summary['normalized']}.", ""]
+    lines += ["| k | perfect | % | perfect ignoring whitespace | % |", "|---|---|---|---|---|"]
+    lines += [f"| {e['k']} | {e['perfect']} | {_f(e['perfect_pct'], 2)} | {e['perfect_ignoring_whitespace']} | "
+              f"{_f(e['perfect_ignoring_whitespace_pct'], 2)} |" for e in summary["per_k"]]
     if summary.get("corpus_rank1"):
         lines += ["", "Corpus-level scores of the rank-1 predictions:", "", "| metric | corpus |", "|---|---|"]
         lines += [f"| {c} | {_f(v)} |" for c, v in summary["corpus_rank1"].items()]
@@ -506,8 +572,8 @@ def summary_markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _f(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
+def _f(value: float | None, digits: int = 4) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
@@ -597,6 +663,10 @@ class ScoreOptions:
                                          "(or REVMINE_DASK_SCHEDULER)", type=str, job=False)
     ci: int = option(0, "bootstrap resamples for 95% confidence intervals of the means in the summary (0: none)",
                      min=0)
+    normalize: str | None = option(None, "normalise the predictions before scoring: code-fence scores the code of "
+                                         "the first Markdown code block of a chat model's answer, dropping the prose "
+                                         "(predictions without one are scored as given; the summary counts them)",
+                                   type=str, choices=tuple(NORMALIZATIONS))
 
     def __post_init__(self) -> None:
         check(self)
@@ -619,4 +689,5 @@ def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | N
     return score_file(options.predictions, options.format, list(options.references or ()) or None, options.beam,
                       options.pred_field, options.ref_field, options.id_field, options.profile,
                       list(options.metrics) if options.metrics else None, options.kind,
-                      None if engine is not None else options.workers, progress, options.ci, engine, out)
+                      None if engine is not None else options.workers, progress, options.ci, engine, out,
+                      options.normalize)

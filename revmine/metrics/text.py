@@ -11,8 +11,10 @@
   including block shifts divided by the reference length, by sacrebleu's ``TER`` (a port of tercom),
   at sentence level. TER is a rate of edits: lower is better and it may exceed 1.
 
-Corpus chrF and TER (``corpus_score``, the summary's corpus value) are sacrebleu's: segment statistics
-summed over the corpus, then the score (not the mean of sentence scores, which the summary also gives).
+Corpus chrF and TER (``multi_reference_corpus_score``, behind ``corpus_score``, the one-call
+``revmine.metrics.corpus_score`` and the summary's corpus value) are sacrebleu's ``corpus_score``: segment
+statistics summed over the corpus, then the score (not the mean of sentence scores, which the summary also
+gives).
 Several references: chrF takes the best reference (sacrebleu), TER the fewest edits over the mean
 reference length (sacrebleu, tercom).
 
@@ -115,9 +117,10 @@ def _ngram_counts(tokens: list[str], n: int) -> tuple[Counter, int]:
 
 
 class _SacrebleuCorpus:
-    """Corpus scores as sacrebleu computes them: its segment statistics summed over the corpus, then its
-    score formula (``corpus_score``). Several references: sacrebleu's streams, ``None`` where a
-    hypothesis has fewer references than another."""
+    """Corpus scores as sacrebleu's ``corpus_score`` computes them: its segment statistics
+    (``segment_statistics``) summed over the corpus, then its score formula (``corpus_from_statistics``),
+    which ``Metric.multi_reference_corpus_score`` chains. Several references: sacrebleu's streams, ``None``
+    where a hypothesis has fewer references than another."""
 
     def _sacrebleu(self) -> CHRF | TER:
         """The sacrebleu metric object the subclass wraps."""
@@ -145,10 +148,6 @@ class _SacrebleuCorpus:
         total = statistics.sum(axis=0)
         stats = [int(v) if float(v).is_integer() else float(v) for v in total]
         return self._sacrebleu()._compute_score_from_stats(stats).score / 100.0
-
-    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
-        """sacrebleu's ``corpus_score`` / 100: statistics summed over the corpus, not a mean of sentences."""
-        return self.corpus_from_statistics(self.segment_statistics(hypotheses, [[r] for r in references]))
 
 
 class Chrf(_SacrebleuCorpus, Metric):
