@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Sequence
+from typing import Container, Sequence
 
 import numpy as np
 
@@ -117,14 +117,29 @@ def _rows(index: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.repeat(offsets[index] - (np.cumsum(n) - n), n) + np.arange(int(n.sum())), n
 
 
-def _python_matches(hyp: Sequence[str], ref: Sequence[str], orders: int) -> list[int]:
-    """Clipped matches with Counters, for a pair whose vocabulary is too large to pack into int64 keys."""
-    out = []
+def ngram_counts(tokens: Sequence[str], n: int, ignoring: Container[tuple[str, ...]] = frozenset()) -> Counter:
+    """The n-grams of ``tokens`` (tuples, as nltk's ``ngrams``) and their counts, leaving out those in
+    ``ignoring`` (CrystalBLEU's trivially shared n-grams, as the crystalbleu package's ``ngrams_ignoring``)."""
+    grams = (tuple(tokens[j:j + n]) for j in range(len(tokens) - n + 1))
+    return Counter(g for g in grams if g not in ignoring) if ignoring else Counter(grams)
+
+
+def counted_statistics(hyp: Sequence[str], refs: Sequence[Sequence[str]], orders: int,
+                       ignoring: Container[tuple[str, ...]] = frozenset()) -> list[int]:
+    """``[hyp_len, ref_len, matches_1..matches_orders, totals_1..totals_orders]`` of one hypothesis, counted
+    with Counters as nltk does: an n-gram's matches clipped by its largest count in any one reference, the
+    reference length the closest (the shorter on a tie), ``totals_n`` the hypothesis's n-grams. N-grams in
+    ``ignoring`` are left out of matches and totals, not of the lengths (CrystalBLEU)."""
+    row = [len(hyp), min((abs(len(r) - len(hyp)), len(r)) for r in refs)[1]]
+    totals = []
     for n in range(1, orders + 1):
-        h = Counter(tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1))
-        r = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
-        out.append(sum((h & r).values()))
-    return out
+        most: Counter = Counter()
+        for r in refs:
+            most |= ngram_counts(r, n, ignoring)
+        counts = ngram_counts(hyp, n, ignoring)
+        row.append(sum((counts & most).values()))
+        totals.append(sum(counts.values()))
+    return row + totals
 
 
 def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize: str) -> np.ndarray:
@@ -146,7 +161,8 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], orders: int, tokenize
             half = pairs // 2
             return np.concatenate([_chunk_stats(hyps[:half], refs[:half], orders, tokenize),
                                    _chunk_stats(hyps[half:], refs[half:], orders, tokenize)])
-        out[0, 2:] = _python_matches(token_sequence(hyps[0], tokenize), token_sequence(refs[0], tokenize), orders)
+        out[0] = counted_statistics(token_sequence(hyps[0], tokenize), [token_sequence(refs[0], tokenize)],
+                                    orders)[:orders + 2]
         return out
     hyp_code = _ngram_codes(ids[:split], hyp_counts, orders, bits, pad=0)
     ref_code = _ngram_codes(ids[split:], ref_counts, orders, bits, pad=1)
@@ -214,18 +230,9 @@ def multi_reference_statistics(hypotheses: Sequence[str], reference_sets: Sequen
     kernel = _compiled(tokenize, len(hypotheses))
     if kernel:
         return kernel.multi_reference_matches(hypotheses, reference_sets, orders)
-    out = np.zeros((len(hypotheses), orders + 2), dtype=np.int64)
-    for i, (hyp, refs) in enumerate(zip(hypotheses, reference_sets)):
-        h = token_sequence(hyp, tokenize)
-        rs = [token_sequence(r, tokenize) for r in refs]
-        out[i, 0] = len(h)
-        out[i, 1] = min((abs(len(r) - len(h)), len(r)) for r in rs)[1]
-        for n in range(1, orders + 1):
-            most: Counter = Counter()
-            for r in rs:
-                most |= Counter(tuple(r[j:j + n]) for j in range(len(r) - n + 1))
-            out[i, n + 1] = sum((Counter(tuple(h[j:j + n]) for j in range(len(h) - n + 1)) & most).values())
-    return out
+    return np.array([counted_statistics(token_sequence(hyp, tokenize), [token_sequence(r, tokenize) for r in refs],
+                                        orders)[:orders + 2] for hyp, refs in zip(hypotheses, reference_sets)],
+                    dtype=np.int64).reshape(len(hypotheses), orders + 2)
 
 
 def _totals(hyp_len: np.ndarray, orders: int) -> np.ndarray:
@@ -410,11 +417,6 @@ class BLEU(Metric):
     def _sentences(self, stats: np.ndarray) -> np.ndarray:
         totals = _totals(stats[:, 0], stats.shape[1] - 2)
         return self._score(stats, totals, np.maximum(totals, 1), stats, corpus=False)
-
-    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
-        """sacrebleu's ``corpus_bleu`` (no effective order) or nltk's ``corpus_bleu``."""
-        check_lengths(hypotheses, references)
-        return self.multi_reference_corpus_score(hypotheses, [[r] for r in references])
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         return self._multi_statistics(hypotheses, reference_sets)

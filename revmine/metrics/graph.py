@@ -60,8 +60,10 @@ Input: one Java method, as for TREED with ``parser="javalang"`` (javalang, src2a
 a bare statement list or a bare expression, see :func:`revmine.metrics.tree.parse_code`). Fallback when a side does not parse:
 ``fallback="nan"`` (default, ``fallback:nan``; the score stage counts the NaN rows as ``missing``) or
 ``fallback="sed"`` (``fallback:sed``): the row gets the token SED normalised by the longer side,
-``sed(normalize=max)`` (its complement for ``gved_sim``), RUBY's string level. A PDG exists whenever the
-code parses, so ``gved_sim(fallback=sed)`` is RUBY with its AST level never needed.
+``sed(normalize=max)`` (its complement for ``gved_sim``), RUBY's string level. A PDG exists whenever
+javalang parses the code, so ``gved_sim(fallback=sed)`` is RUBY with javalang's trees, whose AST level is
+never needed; RUBY's whole cascade, with tree-sitter's trees for code javalang does not read (Java 9 and
+later), is the ``ruby`` metric (:mod:`revmine.metrics.ruby`).
 
 Speed: each distinct string is parsed and turned into a graph once per call, identical pairs are computed
 once; the assignment takes 0.03-0.25 ms a pair and parsing most of the rest. ``benchmarks/bench_gved.py``
