@@ -1,0 +1,76 @@
+"""Throughput of CodeBLEU against the ``codebleu`` package 0.7.0, on Tufano et al.'s raw k=1 predictions.
+
+    python benchmarks/bench_codebleu.py [--repeat 5] [--file ...]
+
+1,719 (prediction, oracle) pairs of raw Java, about 270 characters each, nearly every string distinct (so
+little is shared between pairs: 3,387 distinct strings, each parsed once). Sentence level, as the score
+stage needs it: ours is ``CodeBLEU().sentence_scores(hyps, refs)``; the reference is ``calc_codebleu([ref],
+[hyp], "java")`` once per pair, run in its own virtualenv (``tests/reference_venv.py``, built the first
+time), which times itself and reports pairs/s. Rounds alternate ours and the reference so that a busy
+machine slows both alike; the ratio is taken per round and its median printed with the spread (min-max).
+Also printed: the time of our corpus value (the same statistics, summed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bench_code_metrics import ratio_line, ratios, spread  # noqa: E402
+from reference_venv import reference_python, run_json  # noqa: E402
+from test_metrics_codebleu import REFERENCE  # noqa: E402
+
+from revmine.metrics.codebleu import CodeBLEU  # noqa: E402
+from revmine.metrics.predictions import read_predictions  # noqa: E402
+
+FIXTURE = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "predictions" / "1-encoder_k1_raw.txt"
+
+#: in the reference's virtualenv: pairs on stdin; prints the pairs/s of calc_codebleu per pair
+TIMER = r"""
+import json, logging, sys, time
+logging.disable(logging.WARNING)
+from codebleu import calc_codebleu
+pairs = json.load(sys.stdin)
+calc_codebleu([pairs[0][1]], [pairs[0][0]], "java")  # imports and the grammar, as our warm-up call
+start = time.perf_counter()
+for hyp, ref in pairs:
+    calc_codebleu([ref], [hyp], "java")
+print(json.dumps(len(pairs) / (time.perf_counter() - start)))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds (median and min-max shown)")
+    parser.add_argument("--file", type=Path, default=FIXTURE)
+    args = parser.parse_args()
+    hyps, refs = read_predictions(args.file).flat()
+    n = len(hyps)
+    print(f"{args.file.name}: {n} pairs, {sum(map(len, hyps + refs)) / (2 * n):.0f} characters per string, "
+          f"{len(set(hyps + refs))} distinct strings")
+    python = reference_python(*REFERENCE)
+    metric = CodeBLEU()
+    metric.sentence_scores(hyps[:10], refs[:10])  # imports, the grammar, numba's kernel
+    speed: dict[str, list[float]] = {"ours": [], "reference": []}
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        metric.sentence_scores(hyps, refs)
+        speed["ours"].append(n / (time.perf_counter() - start))
+        speed["reference"].append(run_json(python, TIMER, list(zip(hyps, refs))))
+    start = time.perf_counter()
+    metric.corpus_score(hyps, refs)
+    corpus = time.perf_counter() - start
+    print(f"sentence CodeBLEU, median (min-max) of {args.repeat} interleaved rounds:")
+    print(f"  ours                     {spread(speed['ours'])}  (corpus value: {corpus:.2f} s)")
+    print(f"  codebleu 0.7.0, per pair {spread(speed['reference'])}")
+    print(f"  ours / reference         {ratio_line(ratios(speed['ours'], speed['reference']))}  (target >= 20x)")
+
+
+if __name__ == "__main__":
+    main()

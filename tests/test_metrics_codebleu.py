@@ -1,0 +1,208 @@
+"""CodeBLEU against the ``codebleu`` package 0.7.0 (the maintained CodeXGLUE evaluator), run unchanged in a
+virtualenv of its own (it needs tree-sitter<0.23, we need >=0.25; see ``reference_venv.py``), on real raw
+predictions of Tufano et al. 2021 and on degenerate pairs.
+
+Two facts of the reference shape the comparisons:
+
+* Its data-flow value depends on ``PYTHONHASHSEED`` (it orders merged parent names as a ``set`` iterates
+  them). So the reference is run twice more: under two seeds, unchanged (where the two agree, we must
+  agree), and with ``set`` in its two data-flow modules replaced by an insertion-ordered one (the order
+  we keep), where every value must agree.
+* Its grammar is tree-sitter-java 0.21 on tree-sitter 0.22, ours 0.23 on 0.26: trees of valid code are the
+  same, error recovery on invalid code may differ. Structural values are compared exactly on the pairs
+  whose both sides parse without ERROR/MISSING nodes, and within a small budget elsewhere.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference_venv import ReferenceUnavailable, reference_python, run_json
+from revmine.metrics.codebleu import COMPONENTS, CodeBLEU, remove_comments
+from revmine.metrics.predictions import read_predictions
+from revmine.metrics.registry import make_metric
+from revmine.metrics.tree import _sitter_parser
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "predictions"
+REFERENCE = ("codebleu-0.7.0", ["codebleu==0.7.0", "tree-sitter-java~=0.21.0"])
+SAMPLE = 300
+#: the reference's names for our components
+NAMES = {"codebleu": "codebleu", "ngram": "ngram_match_score", "weighted_ngram": "weighted_ngram_match_score",
+         "syntax": "syntax_match_score", "dataflow": "dataflow_match_score"}
+
+#: Runs in the reference's virtualenv: {"pairs": [[hyp, [refs]], ...], "ordered": bool} on stdin; prints
+#: {"sentences": [calc_codebleu of each pair], "corpus": calc_codebleu of all}.
+SCRIPT = r"""
+import json, logging, sys
+logging.disable(logging.WARNING)  # its degenerate-case warning
+from codebleu import calc_codebleu
+job = json.load(sys.stdin)
+if job["ordered"]:
+    import codebleu.dataflow_match, codebleu.parser.DFG
+    class ordered(dict):  # a set that iterates in first-appearance order
+        def __init__(self, items=()):
+            super().__init__((item, None) for item in items)
+        def add(self, item):
+            self[item] = None
+    codebleu.dataflow_match.set = codebleu.parser.DFG.set = ordered
+pairs = job["pairs"]
+out = {"sentences": [calc_codebleu([refs], [hyp], "java") for hyp, refs in pairs],
+       "corpus": calc_codebleu([refs for _, refs in pairs], [hyp for hyp, _ in pairs], "java")}
+print(json.dumps(out))
+"""
+
+DEGENERATE = [
+    ("", "int x = 1 ;"),  # empty hypothesis
+    ("a", ""),  # empty reference: no flow, one subtree
+    ("return ;", "return ;"),  # no data flow on either side
+    ("foo ( ) ;", "bar ( ) ;"),  # no data flow in the reference, a different call
+    ("x", "x"),  # single tokens
+    ("int x = y ; // comment", "int x = y ; /* other */"),  # comments are removed before parsing
+    ('String s = "a // b" ;', 'String s = "a // b" ;'),  # ... but not inside strings
+    ("public void m ( ) { for ( int i = 0 ; i < n ; i ++ ) { s += i ; } }",
+     "public void m ( ) { for ( int i = 0 ; i < n ; i ++ ) { s = s + i ; } }"),
+    ("void m ( ) { while ( a ) { b = a ; a = c ; } }", "void m ( ) { while ( a ) { a = c ; b = a ; } }"),
+    ("void m ( ) { for ( X x : xs ) { y = x ; } if ( y ) { z = 1 ; } else { z = 2 ; } }",
+     "void m ( ) { for ( X x : xs ) { y = x ; } if ( y ) z = 1 ; }"),
+    ("public int f ( ) { return a ; ", "public int f ( ) { return a ; }"),  # cut mid-method
+]
+
+
+@pytest.fixture(scope="session")
+def reference() -> Path:
+    """The interpreter of the reference's virtualenv (made the first time, then reused)."""
+    try:
+        return reference_python(*REFERENCE)
+    except ReferenceUnavailable as exc:  # the reference must run: no silent skip
+        pytest.fail(f"the codebleu 0.7.0 reference could not be installed: {exc}")
+
+
+def _reference(python: Path, pairs: list[tuple[str, list[str]]], ordered: bool, seed: int = 0) -> dict:
+    """``calc_codebleu`` per pair and on all pairs, in the reference's virtualenv (see ``SCRIPT``)."""
+    try:
+        return run_json(python, SCRIPT, {"pairs": pairs, "ordered": ordered}, env={"PYTHONHASHSEED": str(seed)})
+    except ReferenceUnavailable as exc:
+        pytest.fail(f"the codebleu 0.7.0 reference could not run: {exc}")
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[tuple[str, list[str]]]:
+    """A sample of the raw k=1 predictions with their raw oracles, then the degenerate pairs."""
+    preds = read_predictions(FIXTURE / "1-encoder_k1_raw.txt")
+    hyps, refs = preds.flat()
+    rows = random.Random(19).sample(range(len(hyps)), SAMPLE)
+    return [(hyps[i], [refs[i]]) for i in rows] + [(h, [r]) for h, r in DEGENERATE]
+
+
+@pytest.fixture(scope="module")
+def ordered(reference, pairs) -> dict:
+    return _reference(reference, pairs, ordered=True)
+
+
+def _clean(text: str) -> bool:
+    return not _sitter_parser().parse(remove_comments(text.strip()).encode()).root_node.has_error
+
+
+def _compare(ours: dict[str, np.ndarray], theirs: list[dict], rows: np.ndarray, name: str) -> float:
+    expected = np.array([theirs[i][NAMES[name]] for i in rows])
+    difference = np.abs(ours[name][rows] - expected)
+    assert difference.max(initial=0) <= 1e-6, (name, rows[np.argmax(difference)], difference.max())
+    return float(difference.max(initial=0))
+
+
+def test_sentence_values_and_components_equal_reference(pairs, ordered):
+    hyps, refs = [h for h, _ in pairs], [r[0] for _, r in pairs]
+    ours = CodeBLEU().components(hyps, refs)
+    theirs = ordered["sentences"]
+    everything = np.arange(len(pairs))
+    clean = np.array([i for i, (h, (r,)) in enumerate(pairs) if _clean(h) and _clean(r)])
+    assert len(clean) > SAMPLE // 2
+    for name in ("ngram", "weighted_ngram"):
+        _compare(ours, theirs, everything, name)
+    for name in ("syntax", "dataflow", "codebleu"):
+        _compare(ours, theirs, clean, name)
+        # where error recovery differs between the grammars, a few pairs may differ
+        off = np.abs(ours[name] - [t[NAMES[name]] for t in theirs]) > 1e-6
+        assert off.sum() <= len(pairs) // 100, (name, np.flatnonzero(off))
+    np.testing.assert_array_equal(CodeBLEU().sentence_scores(hyps, refs), ours["codebleu"])
+    for name in COMPONENTS:
+        np.testing.assert_array_equal(CodeBLEU(component=name).sentence_scores(hyps, refs), ours[name])
+
+
+def test_corpus_values_equal_reference(reference, pairs):
+    clean = [(h, r) for h, r in pairs if _clean(h) and _clean(r[0])]
+    theirs = _reference(reference, clean, ordered=True)["corpus"]
+    hyps, reference_sets = [h for h, _ in clean], [r for _, r in clean]
+    metric = CodeBLEU()
+    ours = metric.corpus_components(hyps, reference_sets)
+    for name, key in NAMES.items():
+        assert abs(ours[name] - theirs[key]) <= 1e-6, (name, ours[name], theirs[key])
+    assert metric.multi_reference_corpus_score(hyps, reference_sets) == ours["codebleu"]
+    assert metric.corpus_score(hyps, [r[0] for r in reference_sets]) == ours["codebleu"]
+
+
+def test_unpatched_reference_agrees_where_its_seed_does_not_matter(reference, pairs):
+    """Under two hash seeds the reference's data-flow values differ on some pairs; elsewhere they are ours."""
+    runs = [_reference(reference, pairs, ordered=False, seed=seed)["sentences"] for seed in (1, 2)]
+    ours = CodeBLEU().components([h for h, _ in pairs], [r[0] for _, r in pairs])
+    values = np.array([[s["dataflow_match_score"] for s in run] for run in runs])
+    stable = np.flatnonzero((values[0] == values[1])
+                            & np.array([_clean(h) and _clean(r[0]) for h, r in pairs]))
+    assert len(stable) > SAMPLE // 2
+    _compare(ours, runs[0], stable, "dataflow")
+
+
+def test_degenerate_corpus_without_data_flow(reference, caplog):
+    """No flow in any reference: the component is 0 and counts as 1 in CodeBLEU, with no warning."""
+    hyps, refs = ["foo ( ) ;", "return ;"], ["bar ( ) ;", "return ;"]
+    theirs = _reference(reference, [(h, [r]) for h, r in zip(hyps, refs)], ordered=True)
+    ours = CodeBLEU().corpus_components(hyps, [[r] for r in refs])
+    assert ours["dataflow"] == theirs["corpus"]["dataflow_match_score"] == 0
+    assert abs(ours["codebleu"] - theirs["corpus"]["codebleu"]) <= 1e-9
+    assert not caplog.records
+
+
+def test_multi_reference_equals_reference(reference):
+    hyps = ["int x = a + b ;", "return y ;"]
+    reference_sets = [["int x = a + c ;", "int z = a + b ;"], ["return y ;", "return ( y ) ;", "y"]]
+    theirs = _reference(reference, list(zip(hyps, reference_sets)), ordered=True)
+    metric = CodeBLEU()
+    np.testing.assert_allclose(metric.multi_reference_scores(hyps, reference_sets),
+                               [s["codebleu"] for s in theirs["sentences"]], rtol=0, atol=1e-9)
+    assert abs(metric.multi_reference_corpus_score(hyps, reference_sets) - theirs["corpus"]["codebleu"]) <= 1e-9
+
+
+def test_weights_settings_and_registry():
+    metric = make_metric("codebleu(alpha=0.1, beta=0.1, gamma=0.4, theta=0.4)")
+    assert isinstance(metric, CodeBLEU) and metric.column == "codebleu"
+    assert "alpha:0.1" in metric.signature() and "theta:0.4" in metric.signature()
+    assert make_metric("codebleu(component=syntax)").column == "codebleu_syntax"
+    hyp, ref = ["int x = a ;"], ["int x = b ;"]
+    parts = CodeBLEU().components(hyp, ref)
+    dataflow = np.where(parts["dataflow"] == 0, 1.0, parts["dataflow"])
+    expected = 0.1 * parts["ngram"] + 0.1 * parts["weighted_ngram"] + 0.4 * parts["syntax"] + 0.4 * dataflow
+    np.testing.assert_allclose(metric.sentence_scores(hyp, ref), expected, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError):
+        CodeBLEU(lang="cobol")
+    with pytest.raises(ValueError):
+        CodeBLEU(component="bleu")
+
+
+def test_subtrees_cut_from_the_root_are_each_nodes_own(pairs):
+    """The S-expressions cut out of the root's equal tree-sitter's ``str(node)`` of every inner node."""
+    from revmine.metrics.codebleu import _structures, _Table
+
+    texts = sorted({t.strip() for h, refs in pairs for t in (h, *refs)})
+    by_string: dict[str, int] = {}
+    by_id: dict[int, str] = {}
+    for text, (numbers, _, _) in zip(texts, _structures(texts)):
+        code = remove_comments(text)
+        root = _sitter_parser().parse(code.encode()).root_node
+        strings = [str(node) for node in _Table(root, code.split("\n")).inner_nodes]
+        assert len(strings) == len(numbers)
+        for string, number in zip(strings, numbers):  # one id per distinct string, across texts
+            assert by_string.setdefault(string, number) == number and by_id.setdefault(number, string) == string
