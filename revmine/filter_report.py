@@ -9,6 +9,7 @@ Comments that never became candidates are in the preprocess stage's ``dropped.pa
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,10 +21,13 @@ from .rows import KINDS, PAIR, TRIPLET
 from .schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .store import read_table
 
-__all__ = ["PROFILE_KEY", "build_report", "preprocess_comments", "report_markdown"]
+__all__ = ["PREPROCESS_KEY", "PROFILE_KEY", "build_report", "preprocess_comments", "preprocess_steps",
+           "report_markdown"]
 
 #: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
 PROFILE_KEY = "revmine.noise_filter"
+#: its metadata key for the comments the preprocess stage dropped, per step they are counted under (JSON)
+PREPROCESS_KEY = "revmine.preprocess_comments"
 
 #: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
 _NOT_LINKED_REASONS = frozenset({
@@ -62,6 +66,13 @@ def preprocess_comments(given: str | Path | None, candidates_path: Path | None) 
     return table.filter(pc.equal(table.column("kind"), "comment"))
 
 
+def preprocess_steps(preprocess: pa.Table) -> list[tuple[str, str]]:
+    """(step, source) of each comment the preprocess stage dropped: the step the report counts it under."""
+    return [("author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable",
+             source) for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
+                                                        for n in ("reason", "source", "comment_is_owner")))]
+
+
 def build_report(table: pa.Table, removed: Counter[tuple[str, str, str]], ran: set[str],
                  filters: Sequence[tuple[str, tuple[str, ...]]], preprocess: pa.Table | None) -> pa.Table:
     """The long-form Filters table: per kind, step and source (and "all"), removed and remaining.
@@ -76,9 +87,7 @@ def build_report(table: pa.Table, removed: Counter[tuple[str, str, str]], ran: s
     inputs: Counter[tuple[str, str]] = Counter(zip(table.column("kind").to_pylist(),
                                                    table.column("source").to_pylist()))
     if preprocess is not None:
-        for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
-                                           for n in ("reason", "source", "comment_is_owner"))):
-            step = "author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable"
+        for step, source in preprocess_steps(preprocess):
             counts[(TRIPLET, step, source)] += 1
             inputs[(TRIPLET, source)] += 1
         ran = ran | set(_PREPROCESS_STEPS)  # counted from the preprocess file
@@ -116,6 +125,13 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
              "first filter that removed it), per source.", ""]
     if noise_filter:
         lines += [f"Noise filter: {noise_filter}.", ""]
+    from_preprocess = json.loads((report.schema.metadata or {}).get(PREPROCESS_KEY.encode(), b"{}"))
+    if from_preprocess:
+        lines += [f"Triplets start from every reviewer comment, as the paper's table does: "
+                  f"{sum(from_preprocess.values()):,} comments the preprocess stage dropped (its dropped.parquet) are "
+                  "counted here, under " + ", ".join(f"{step} ({n:,})" for step, n in from_preprocess.items())
+                  + "; the filter stage's own dropped.parquet and `removed_by_filter` count only the candidates it "
+                  "removed.", ""]
     for kind in KINDS:
         mine = [r for r in rows if r["kind"] == kind]
         if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):

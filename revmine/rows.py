@@ -21,7 +21,8 @@ from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILT
 from .store import Parts, check_columns
 
 __all__ = [
-    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "KINDS", "PAIR", "SPLITS", "TRIPLET", "CandidateRows", "cluster_names",
+    "CANDIDATES_TAG", "DUPLICATE_FIELDS", "HF_SPLITS", "KINDS", "PAIR", "SPLIT_NAMES", "SPLITS", "TRIPLET",
+    "CandidateRows", "cluster_names",
     "BATCH_ROWS", "CandidateFile", "ID_COLUMNS", "PASSENGER_COLUMNS", "dropped_rows", "duplicate_key",
     "keep_one_per_cluster", "stable_id", "with_ids",
 ]
@@ -31,6 +32,11 @@ KINDS = (TRIPLET, PAIR)
 #: The dataset's splits, in order (``train.parquet``, ``eval.parquet``, ``test.parquet``): the split writes
 #: them, export and the overlap check read them, and an import of a published dataset fills them.
 SPLITS = ("train", "eval", "test")
+#: The Hugging Face names of the splits (the dataset card's ``configs``, ``load_dataset``): ``eval`` is
+#: ``validation`` there. Every output that names a split says which name it uses (``split_names``).
+HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
+#: The one name that differs, as outputs state it: revmine's name -> the Hugging Face name.
+SPLIT_NAMES = {name: hub for name, hub in HF_SPLITS.items() if name != hub}
 CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
 #: Whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection.
 DUPLICATE_FIELDS: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")

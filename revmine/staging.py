@@ -17,6 +17,7 @@ refused instead of erased.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -25,9 +26,9 @@ from typing import Callable, Iterable, Iterator
 
 from .errors import InputError, OperationError, output_error
 from .output_lock import output_lock
-from .store import writing
+from .store import new_mode, writing
 
-__all__ = ["command_output", "staged_directory"]
+__all__ = ["check_writable", "command_output", "staged_directory"]
 
 
 @contextlib.contextmanager
@@ -45,6 +46,7 @@ def staged_directory(dest: str | Path, owned: Iterable[str]) -> Iterator[Path]:
     with writing(dest):
         dest.parent.mkdir(parents=True, exist_ok=True)
         new = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".new", dir=dest.parent))
+        os.chmod(new, new_mode(directory=True))  # not mkdtemp's 0700: others may read the output
     try:
         try:
             yield new
@@ -78,15 +80,16 @@ def _fsync_dir(path: Path) -> None:
 
 @contextlib.contextmanager
 def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda out: False, *,
-                   command: str = "revmine", wait: bool = True,
-                   say: Callable[[str], None] | None = None) -> Iterator[None]:
+                   command: str = "revmine", wait: bool = True, say: Callable[[str], None] | None = None,
+                   directory: bool = True) -> Iterator[None]:
     """Run a command that writes to ``out`` as its one writer, so that a failure leaves nothing it created.
 
     The command holds ``out``'s lock (:func:`revmine.output_lock.output_lock`: a second writer waits, or
     fails at once unless ``wait``) and removes the temporaries of a writer that was killed. If the block
     raises, the topmost folder (or file) of ``out`` that did not exist before is removed, unless
     ``keep(out)``: a resumable command's checkpoints are progress, not debris. A disk refusing a write under
-    ``out`` (a file in the way, read-only, full) becomes one :class:`~revmine.errors.OperationError`.
+    ``out`` (a file in the way, read-only, full) becomes one :class:`~revmine.errors.OperationError`, before
+    the command's work when :func:`check_writable` can tell (``out`` a folder, or a file if not ``directory``).
     """
     if out is None:
         yield
@@ -95,6 +98,7 @@ def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda
     created = next((p for p in (*reversed(out.parents), out) if not p.exists()), None)
     with output_lock(out, command, wait, **({"say": say} if say else {})):
         try:
+            check_writable(out, directory)
             yield
         except BaseException as exc:
             if created is not None and created.exists() and not (out.is_dir() and keep(out)):
@@ -104,6 +108,25 @@ def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda
                 if error is not None:
                     raise error from exc
             raise
+
+
+def check_writable(out: Path, directory: bool = True) -> None:
+    """Refuse an output that cannot be written before the work, not after it: the folder that will hold it
+    (``out`` itself, or its parent for a file) is made and a probe file written into it and removed."""
+    folder = out if directory else out.parent
+    try:
+        if out.exists() and out.is_dir() != directory:
+            code = errno.ENOTDIR if directory else errno.EISDIR
+            raise OSError(code, os.strerror(code), str(out))
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".revmine-probe.", suffix=".tmp", dir=folder)  # a TEMPORARY name
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        error = output_error(exc, out)
+        if error is None:
+            raise
+        raise error from exc
 
 
 def _within(path: Path, folder: Path) -> bool:

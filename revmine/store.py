@@ -67,9 +67,15 @@ def _mode_for(dest: Path) -> int:
     """The mode a plain ``open(dest, "w")`` would give: the file's own if it exists, else 0666 less umask."""
     if dest.exists():
         return dest.stat().st_mode & 0o7777
+    return new_mode()
+
+
+def new_mode(directory: bool = False) -> int:
+    """The mode ``open(..., "w")`` (0666) or ``mkdir`` (0777) gives something new: less the umask, which can
+    only be read by setting it."""
     umask = os.umask(0)
     os.umask(umask)
-    return 0o666 & ~umask
+    return (0o777 if directory else 0o666) & ~umask
 
 
 def write_text(dest: str | Path, text: str) -> Path:

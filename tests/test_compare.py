@@ -72,3 +72,19 @@ def test_compare_cli_refuses_files_of_different_lengths(tmp_path, capsys):
     (tmp_path / "r.txt").write_text("x\n")
     assert main(["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--refs", str(tmp_path / "r.txt")]) == 2
     assert "r.txt: 1 references for 2 hypotheses" in capsys.readouterr().err
+
+
+def test_compare_shows_progress_off_a_terminal_unless_quiet(tmp_path, capsys):
+    """A line per 10 s in a log and one at the end, counting every resample of every metric and test."""
+    a, b, refs = _systems(40, seed=6)
+    for name, lines in (("a.txt", a), ("b.txt", b), ("r.txt", refs)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--refs", str(tmp_path / "r.txt"),
+            "--metrics", "bleu, chrf", "--test", "both", "--samples", "50", "--json"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("compare: ") for line in err)
+    assert err[-1].startswith("compare: 200/200 resamples (100%), ")  # 2 metrics x (50 + 50)
+    assert main(["-q", *argv]) == 0 and capsys.readouterr().err == ""
+    assert main(argv[:-4] + ["bs", "--json"]) == 0  # default samples: 1000 per metric
+    assert capsys.readouterr().err.splitlines()[-1].startswith("compare: 2000/2000 resamples (100%), ")

@@ -109,7 +109,7 @@ def test_an_output_path_that_is_a_file(capsys: pytest.CaptureFixture[str], tmp_p
     blocker.write_text("mine, not revmine's\n")
     for out in (blocker, blocker / "k3"):  # EEXIST (mkdir of the file) and ENOTDIR (a folder below it)
         err = one_line_error(capsys, ["score", str(QUICKSTART), "--out", str(out)], 1)
-        assert err == (f"revmine: error: cannot write {out / 'scores.parquet'}: {blocker} is a file where a "
+        assert err == (f"revmine: error: cannot write {out}: {blocker} is a file where a "
                        "directory is needed: remove it or choose another output path")
     err = one_line_error(capsys, ["preprocess", "--rounds", str(ROOT / "missing.parquet"), "--out", str(blocker)], 2)
     assert "missing.parquet: no such file or directory" in err  # input is checked before any output
@@ -129,7 +129,7 @@ def test_a_disk_refusing_the_output_is_one_line(capsys: pytest.CaptureFixture[st
 
     monkeypatch.setattr(store.tempfile, "mkstemp", refused)
     err = one_line_error(capsys, ["score", str(QUICKSTART), "--out", str(out)], 1)
-    assert err.startswith(f"revmine: error: cannot write {out / 'scores.parquet'}: {advice}")
+    assert err.startswith(f"revmine: error: cannot write {out}: {advice}")  # found by the probe, before scoring
     assert ".tmp" not in err and list(out.iterdir()) == []
 
 
@@ -361,3 +361,47 @@ def test_job_and_credentials_files_have_a_size_limit(capsys: pytest.CaptureFixtu
         credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(secret)})
     assert str(refused.value) == (f"{secret}: larger than 100 bytes: not a job or settings file? (the limit is set "
                                   "by REVMINE_MAX_TOML_BYTES)")
+
+
+def test_an_unwritable_output_is_refused_before_the_work(capsys: pytest.CaptureFixture[str], example: Path,
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file in the way, or a read-only disk, is the error line before any filter runs or any project is
+    mined (no progress line), and leaves nothing behind."""
+    import revmine.filters.stage
+
+    ran = []
+    monkeypatch.setattr(revmine.filters.stage, "filter_candidates", lambda *args, **kwargs: ran.append(args))
+    blocker = tmp_path / "filtered"
+    blocker.write_text("mine\n")
+    candidates = str(example / "preprocessed" / "candidates.parquet")
+    assert main(["filter", "--candidates", candidates, "--out", str(blocker)]) == 1
+    assert capsys.readouterr().err == (f"revmine: error: cannot write {blocker}: {blocker} is a file where a "
+                                       "directory is needed: remove it or choose another output path\n")
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get("dir"))
+    monkeypatch.setattr("revmine.staging.tempfile.mkstemp", read_only)
+    assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f")]) == 1
+    assert capsys.readouterr().err == (f"revmine: error: cannot write {tmp_path / 'f'}: the file system is "
+                                       "read-only: choose an output path on a writable disk\n")
+    assert main(["mine", "--job", str(ROOT / "examples" / "job.toml"), "--out", str(tmp_path / "m")]) == 1
+    assert capsys.readouterr().err == (f"revmine: error: cannot write {tmp_path / 'm'}: the file system is "
+                                       "read-only: choose an output path on a writable disk\n")
+    assert ran == [] and sorted(p.name for p in tmp_path.iterdir()) == ["filtered"]
+
+
+def test_importing_from_the_folder_that_holds_a_clone_named_revmine_says_so(tmp_path: Path) -> None:
+    """That folder's ``revmine`` (the clone, no ``__init__.py``) shadows the package as a namespace package:
+    one clear ImportError instead of "cannot import name '__version__' from 'revmine' (unknown location)"."""
+    (tmp_path / "revmine").mkdir()
+    (tmp_path / "revmine" / "revmine").symlink_to(ROOT / "revmine", target_is_directory=True)
+    found = subprocess.run([sys.executable, "-c", "import revmine; print(hasattr(revmine, '__file__') "
+                            "and revmine.__file__ is not None)"], cwd=tmp_path, capture_output=True, text=True)
+    if found.stdout.strip() == "True":
+        pytest.skip("this installation finds the package itself from there (not an editable install)")
+    done = subprocess.run([sys.executable, "-c", "from revmine import metrics"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ImportError: 'revmine' is the folder {tmp_path / 'revmine'}, not the installed package: Python was started "
+        "in the folder that holds a clone named revmine; start it in another folder (or rename the clone)")

@@ -239,3 +239,25 @@ def test_compiled_counting_equals_sacrebleu(tufano_dir):
         assert statistics[:, :2].tolist() == [[e.sys_len, e.ref_len] for e in expected]
         assert statistics[:, 2:].tolist() == [e.counts for e in expected]
         np.testing.assert_allclose(scores, [e.score / 100 for e in expected], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("settings", [{}, {"smooth": "exp"}, {"smooth": "floor"}, {"smooth": "add-k"},
+                                      {"tokenize": "13a"}, {"tokenize": "char"}, {"tokenize": "sacrebleu-char"},
+                                      *({"smooth": f"nltk{i}"} for i in range(5)), {"smooth": "nltk2-legacy"}])
+def test_a_perfect_match_scores_exactly_one(settings):
+    """BLEU is documented in [0, 1]: a hypothesis equal to its reference is 1.0, not 1.0000000000000004."""
+    from revmine import metrics
+
+    text = "public void f ( int x ) { return x + 1 ; }"
+    spec = "bleu(" + ", ".join(f"{k}={v}" for k, v in settings.items()) + ")" if settings else "bleu"
+    assert metrics.sentence_bleu(text, [text], **settings).score == 1.0
+    assert metrics.corpus_bleu([text, text], [text, text], **settings).score == 1.0
+    assert metrics.compute(spec, [text] * 3, [text] * 3) == [1.0, 1.0, 1.0]
+    assert metrics.corpus_score(spec, [text], [text]).score == 1.0
+
+
+def test_moses_bleu_of_a_perfect_match_is_exactly_one():
+    from revmine import metrics
+
+    text = "a b c d e f g"
+    assert metrics.compute("bleu_moses", [text], [text]) == [1.0]

@@ -322,3 +322,30 @@ def test_code_fences_and_perfect_ignoring_whitespace_in_revmine_score(tmp_path: 
     plain = json.loads(capsys.readouterr().out)
     assert (plain["normalize"], plain["normalized"]) == (None, None)
     assert [(e["perfect"], e["perfect_ignoring_whitespace"]) for e in plain["per_k"]] == [(0, 0), (1, 1)]
+
+
+def test_box_plot_is_titled_by_the_metric_with_its_signature_as_a_caption_and_n() -> None:
+    """The figure itself: a readable title (the metric's name), a labelled x axis saying n, and the whole
+    signature in a smaller caption broken only at ``|``, never inside a setting."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from revmine.metrics.codebleu import CodeBLEU
+    from revmine.metrics.score import box_figure
+
+    examples = sum(line.startswith("ORACLE") for line in EXAMPLE.read_text(encoding="utf-8").splitlines())
+    metric = CodeBLEU()
+    fig = box_figure(score_predictions(read_predictions(EXAMPLE), [metric]), metric)
+    try:
+        ax = fig.axes[0]
+        assert ax.get_title() == "codebleu" and ax.title.get_fontsize() >= 10
+        assert ax.get_xlabel() == f"best of the first k predictions (n = {examples} examples)"
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["k=1", "k=2", "k=3"]
+        (caption,) = fig.texts
+        lines = caption.get_text().split("\n")
+        assert len(lines) > 1 and "".join(lines) == metric.signature()
+        assert all(line.endswith("|") for line in lines[:-1]) and caption.get_fontsize() < ax.title.get_fontsize()
+        fields = set(metric.signature().split("|"))
+        assert all(set(line.rstrip("|").split("|")) <= fields for line in lines)  # no field cut in two
+    finally:
+        plt.close(fig)

@@ -7,6 +7,7 @@ import math
 import os
 import random
 import subprocess
+import warnings
 import sys
 from collections import Counter
 from datetime import datetime, timedelta, timezone
@@ -244,8 +245,9 @@ def test_export_flattens_texts_to_one_line(tmp_path):
     splits = tmp_path / "splits"
     for name in SPLITS:
         write_table(table if name == "test" else table.slice(0, 0), splits / f"{name}.parquet", DATASET_SCHEMA)
-    with pytest.warns(UserWarning, match="no rows in triplets: train, validation"):
-        export_dataset(splits, tmp_path / "out")
+    notes = []
+    export_dataset(splits, tmp_path / "out", note=notes.append)
+    assert len(notes) == 1 and "no rows in triplets: train, validation" in notes[0]
     assert (tmp_path / "out/opennmt/triplets/src1-test.txt").read_text() == "first line second third fourth\n"
     jsonl = (tmp_path / "out/jsonl/triplets/test.jsonl").read_text()
     assert len(jsonl.splitlines()) == 1 and json.loads(jsonl)["comment_abstract"].endswith("fourth")
@@ -306,9 +308,9 @@ def test_export_loads_with_datasets(tmp_path, filtered, monkeypatch, no_network)
     assert first[0].as_py() in printed
 
 
-def test_empty_split_is_left_out_of_the_card_with_a_warning(tmp_path, monkeypatch, no_network):
+def test_empty_split_is_left_out_of_the_card_with_a_note(tmp_path, monkeypatch, no_network):
     """Triplets in train and eval only, pairs in train only: every split with rows loads, the card snippet
-    runs, the empty ones are named in a warning and in the card, and their files are written, empty."""
+    runs, the empty ones are named in a note and in the card, and their files are written, empty."""
     offline_hf(monkeypatch, tmp_path / "hf")
     rows = {"train": [candidate(), candidate(), candidate(kind="pair"), candidate(kind="pair")],
             "eval": [candidate()], "test": []}
@@ -320,8 +322,10 @@ def test_empty_split_is_left_out_of_the_card_with_a_warning(tmp_path, monkeypatc
         table = table.add_column(1, "split", pa.array([name] * len(part), pa.string()))
         write_table(table.add_column(2, "cluster_id", pa.array(ids, pa.string())), splits / f"{name}.parquet",
                     DATASET_SCHEMA)
-    with pytest.warns(UserWarning, match=r"no rows in triplets: test; pairs: validation, test: left out"):
-        summary = export_dataset(splits, tmp_path / "export")
+    notes = []
+    summary = export_dataset(splits, tmp_path / "export", note=notes.append)
+    assert notes == [f"{tmp_path / 'export' / 'README.md'}: no rows in triplets: test; pairs: validation, test: left "
+                     "out of the card's configs (datasets cannot load a split with no rows)"]
     assert summary["empty_splits"] == {"triplets": ["test"], "pairs": ["eval", "test"]}
     out = tmp_path / "export"
     assert _card_data_files((out / "README.md").read_text()) == [
@@ -337,12 +341,12 @@ def test_empty_split_is_left_out_of_the_card_with_a_warning(tmp_path, monkeypatc
     # the first config's first split with rows is what the snippet prints: here triplets has no train rows
     train = pq.read_table(splits / "train.parquet")
     write_table(train.filter(pc.equal(train.column("kind"), "pair")), splits / "train.parquet", DATASET_SCHEMA)
-    with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):
-        export_dataset(splits, out)
+    notes.clear()
+    export_dataset(splits, out, note=notes.append)
+    assert len(notes) == 1 and "triplets: train, test; pairs: validation, test" in notes[0]
     assert 'print(ds["validation"][0]["m_s_abstract"])' in (out / "README.md").read_text()
     run_card_code(out, tmp_path / "hf-card")
-    with pytest.warns(UserWarning, match=r"triplets: train, test; pairs: validation, test"):  # JSON Lines alone
-        summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)))
+    summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)))  # JSON Lines alone
     assert _card_data_files((out / "README.md").read_text()) == ["jsonl/triplets/eval.jsonl", "jsonl/pairs/train.jsonl"]
     assert load_every_split(out, summary, tmp_path / "hf") == {"triplets": {"validation": 1}, "pairs": {"train": 2}}
     run_card_code(out, tmp_path / "hf-card")
@@ -477,3 +481,96 @@ def test_second_export_with_fewer_formats_leaves_no_stale_files(tmp_path, filter
     card = (out / "README.md").read_text()
     assert _card_data_files(card) == [] and "configs:" not in card and "load_dataset" not in card
     assert {f.split("/")[0] for f in _files(out)} == {"README.md", "opennmt"}
+
+
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o755), (0o027, 0o750)])
+def test_output_folders_get_the_permissions_mkdir_gives(tmp_path, filtered, umask, expected):
+    """Others on a shared server read the split and the dataset as the umask allows (not mkdtemp's 0700)."""
+    old = os.umask(umask)
+    try:
+        split_dataset(filtered, tmp_path / "splits")
+        export_dataset(tmp_path / "splits", tmp_path / "export")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "splits").stat().st_mode & 0o777 == expected
+    assert (tmp_path / "export").stat().st_mode & 0o777 == expected
+    assert all(p.stat().st_mode & 0o777 == expected for p in (tmp_path / "export").rglob("*") if p.is_dir())
+
+
+def test_export_command_says_empty_splits_in_one_note_silenced_by_q(tmp_path, capsys):
+    """Not a Python warning with its source line: one line on stderr, none with -q."""
+    from revmine.cli import main
+
+    table = table_of([candidate()]).add_column(0, "id", pa.array(["x"])).add_column(1, "split", pa.array(["test"]))
+    table = table.add_column(2, "cluster_id", pa.array(["x"]))
+    for name in SPLITS:
+        write_table(table if name == "test" else table.slice(0, 0), tmp_path / "splits" / f"{name}.parquet",
+                    DATASET_SCHEMA)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["export", "--splits", str(tmp_path / "splits"), "--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().err == (f"{tmp_path / 'out' / 'README.md'}: no rows in triplets: train, validation: "
+                                       "left out of the card's configs (datasets cannot load a split with no rows)\n")
+    assert main(["-q", "export", "--splits", str(tmp_path / "splits"), "--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def _card_sources(card: str) -> dict[tuple[str, str], list[int]]:
+    """The card's Sources table: (source, config) -> projects, rows per split and total."""
+    section = card.split("## Sources", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    return {(r[0].strip(), r[1].strip()): [int(c.replace(",", "")) for c in r[2:]] for r in rows[1:]}
+
+
+def test_card_counts_sources_and_projects_per_config(tmp_path, filtered):
+    """Triplets and pairs apart, each figure the splits' own count (a reviewed method gives both kinds)."""
+    split_dataset(filtered, tmp_path / "splits")
+    card = Path(export_dataset(tmp_path / "splits", tmp_path / "export")["card"]).read_text()
+    rows = pa.concat_tables(pq.read_table(tmp_path / "splits" / f"{name}.parquet") for name in SPLITS).to_pylist()
+    expected = {}
+    for source, kind in {(r["source"], r["kind"]) for r in rows}:
+        mine = [r for r in rows if (r["source"], r["kind"]) == (source, kind)]
+        per_split = [sum(r["split"] == name for r in mine) for name in SPLITS]
+        expected[(source, f"{kind}s")] = [len({r["project"] for r in mine}), *per_split, len(mine)]
+    assert _card_sources(card) == expected
+    for kind in ("triplet", "pair"):
+        projects = Counter(r["project"] for r in rows if r["kind"] == kind)
+        top = max(projects.values())
+        assert f"Projects with the most {kind}s ({len(projects)} of {len(projects)}):" in card
+        assert any(line.endswith(f"({top})") for line in card.split(f"most {kind}s", 1)[1].splitlines()[2:3])
+    assert "Projects with the most rows" not in card
+    assert "mined from Gerrit reviews" in card and "imported" not in card.split("## Sizes")[0]
+
+
+def test_card_of_an_imported_dataset_says_where_its_rows_come_from(tmp_path):
+    """Triplets of a published dataset: no forge, no pairs in the description, the import named."""
+    splits = tmp_path / "splits"
+    for name in SPLITS:
+        rows = [candidate(source="tufano2021", project="unknown", round_id=f"tufano2021:unknown:{name}{i}")
+                for i in range(2)]
+        table = table_of(rows)
+        ids = [f"{name}{i}" for i in range(2)]
+        table = table.add_column(0, "id", pa.array(ids)).add_column(1, "split", pa.array([name] * 2))
+        write_table(table.add_column(2, "cluster_id", pa.array(ids)), splits / f"{name}.parquet", DATASET_SCHEMA)
+    card = Path(export_dataset(splits, tmp_path / "export")["card"]).read_text()
+    intro = card.split("\n---\n", 1)[1].split("## Sizes")[0]
+    assert "imported from the published dataset `tufano2021`" in intro and "**triplets**" in intro
+    assert "Gerrit" not in intro and "GitHub" not in intro and "pairs" not in intro
+    assert _card_sources(card) == {("tufano2021", "triplets"): [1, 2, 2, 2, 6]}
+
+
+def test_every_output_says_eval_is_the_hubs_validation(tmp_path, filtered):
+    """The rows and files say ``eval``, the card's configs ``validation``: the split summary, the export's result
+    and the card each state the mapping, and the card's header points ``validation`` at the ``eval`` files."""
+    summary = split_dataset(filtered, tmp_path / "splits")
+    assert summary["split_names"] == {"eval": "validation"}
+    assert json.loads((tmp_path / "splits" / "split.json").read_text())["split_names"] == {"eval": "validation"}
+    assert set(pq.read_table(tmp_path / "splits" / "eval.parquet").column("split").to_pylist()) == {"eval"}
+    result = export_dataset(tmp_path / "splits", tmp_path / "export", ExportOptions(formats=("jsonl", "opennmt")))
+    assert result["split_names"] == {"eval": "validation"}
+    card = (tmp_path / "export" / "README.md").read_text()
+    header = card.split("\n---\n")[0].splitlines()
+    assert header[header.index("  - split: validation") + 1] == "    path: jsonl/triplets/eval.jsonl"
+    assert "Split names: `validation` (the Hugging Face name" in card and "call `eval`." in card
+    assert "| `split` | string | train, eval or test (`eval` is the `validation` split of the configs) |" in card
+    assert card.count("splits named train, eval (the configs' validation), test.") == 2

@@ -15,7 +15,7 @@ an earlier export survives; the same splits give byte-identical files)::
 Only the formats asked for are written, and the card describes what was written: its ``configs`` header maps
 the Parquet files, or the JSON Lines files when no Parquet was written (``datasets`` reads both), and is left
 out when neither was. A split of a config with no rows (a small dataset's test split, a kind that only some
-splits have) is left out of that config's ``configs`` entry, with a warning and a line in the card:
+splits have) is left out of that config's ``configs`` entry, with a note and a line in the card:
 ``datasets`` cannot load a split with no rows (checked with 5.2: an empty Parquet file fails with "BatchSize
 must be greater than 0", one with no row groups with "corresponds to no data"), and one such split breaks
 ``load_dataset`` for every split of its config. Its files are still written, empty, in every format, so the
@@ -54,11 +54,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import warnings
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -68,7 +67,7 @@ from ..errors import InputError
 from ..filter_report import report_markdown
 from ..options import check, option
 from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
-from ..rows import KINDS, PAIR, TRIPLET
+from ..rows import HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, TRIPLET
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
 from ..staging import staged_directory
 from ..store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
@@ -79,7 +78,6 @@ from .split import SPLITS, SUMMARY_FILE
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
 
 FORMATS = ("parquet", "opennmt", "jsonl")
-HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
 CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
 CARD_FILE = "README.md"
 #: Top-level entries an export writes: the only ones an existing output directory may hold.
@@ -105,7 +103,7 @@ DEFAULT_LICENCE = (
 
 _COLUMN_DOCS = {
     "id": "stable id: a hash of the provenance (kind, round, file, comment, method)",
-    "split": "train, eval or test",
+    "split": "train, eval or test (`eval` is the `validation` split of the configs)",
     "cluster_id": "near-duplicate cluster (id of its smallest member); a cluster never spans splits",
     "kind": "triplet (m_s, comment, m_r) or pair (m_s, m_r)",
     "round_id": "source:host:project:change:round of the review round",
@@ -165,8 +163,12 @@ class ExportOptions:
         check(self)
 
 
-def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None) -> dict[str, Any]:
+def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None,
+                   note: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
     """Export ``splits_dir/{train,eval,test}.parquet`` to ``out_dir``; return the sizes and files written.
+
+    What the user should know but that is no error (empty splits left out of the card) goes to ``note``, one
+    line (the command line's notes, silenced by -q; the result's ``empty_splits`` says it too).
 
     Each split is streamed in batches of :data:`BATCH_ROWS` rows, and every file is appended to as they come, so
     memory holds a few batches, a row group per Parquet file being written and the card's counters, however
@@ -195,11 +197,12 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
                                                      spt_totals if "spt" in options.representations else None,
                                                      overlap))
     if empty and any(f in formats for f in ("parquet", "jsonl")):
-        warnings.warn(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
-                      "(datasets cannot load a split with no rows)", stacklevel=2)
+        note(f"{out_dir / CARD_FILE}: no rows in {_empty_text(empty)}: left out of the card's configs "
+             "(datasets cannot load a split with no rows)")
     files = [path for kind in kinds for name in SPLITS
              for path in _part_files(kind, name, formats, options.representations)]
-    return {"sizes": sizes, "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE)}
+    return {"sizes": sizes, "split_names": SPLIT_NAMES, "empty_splits": empty, "files": [*files, CARD_FILE],
+            "card": str(out_dir / CARD_FILE)}
 
 
 def _kind_counts(splits: dict[str, Parts]) -> Counter[tuple[str, str]]:
@@ -215,17 +218,19 @@ def _kind_counts(splits: dict[str, Parts]) -> Counter[tuple[str, str]]:
 
 @dataclass
 class CardCounts:
-    """What the card says of the rows, counted batch by batch: rows per (source, split) and per (source, project),
-    and the SPT totals per (kind, split)."""
+    """What the card says of the rows, counted batch by batch: rows per (kind, source, split) and per (kind, source,
+    project), and the SPT totals per (kind, split). Kinds are counted apart: a review round gives both a triplet
+    and a pair of the same method, so a sum of the two counts no example."""
 
-    per_source: Counter[tuple[str, str]] = field(default_factory=Counter)
-    per_project: Counter[tuple[str, str]] = field(default_factory=Counter)
+    per_source: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    per_project: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def count(self, name: str, batch: pa.RecordBatch) -> None:
-        for source, project in zip(batch.column("source").to_pylist(), batch.column("project").to_pylist()):
-            self.per_source[(source, name)] += 1
-            self.per_project[(source, project)] += 1
+        for kind, source, project in zip(batch.column("kind").to_pylist(), batch.column("source").to_pylist(),
+                                         batch.column("project").to_pylist()):
+            self.per_source[(kind, source, name)] += 1
+            self.per_project[(kind, source, project)] += 1
 
 
 def _part_files(kind: str, name: str, formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str]:
@@ -409,20 +414,19 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     header.append("---")
     empty = _empty_splits(sizes)
 
-    body = [f"# {options.name}", "",
-            "Code-review examples mined from Gerrit and GitHub reviews and built like the dataset of Tufano et al., "
-            "*Towards Automating Code Review Activities* (ICSE 2021): **triplets** (m_s: a Java method submitted "
-            "for review, a reviewer's comment on it, m_r: the method revised after the review) and **pairs** "
-            "(m_s, m_r) of every method changed in a review round. Built with revmine.", "",
+    body = [f"# {options.name}", "", _what_it_holds(kinds, {source for _, source, _ in counts.per_source}), "",
             "## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
             "|---|" + "---:|" * (len(SPLITS) + 1)]
     for config, by_split in sizes.items():
         body.append(f"| {config} | " + " | ".join(f"{by_split[s]:,}" for s in SPLITS)
                     + f" | {sum(by_split.values()):,} |")
+    body += ["", "Split names: `validation` (the Hugging Face name, used in this card's tables and header) is the "
+             "split that the rows' `split` column, the OpenNMT and JSON Lines file names and revmine's own outputs "
+             "(`eval.parquet`, `split.json`, `run.json`) call `eval`."]
     if empty and loadable is not None:
         body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
                  "(`datasets` cannot load a split with no rows); their files are written, empty."]
-    body += ["", *_sources(counts), ""]
+    body += ["", *_sources(counts, kinds), ""]
     if report is not None:
         body += [report_markdown(report, level=2).rstrip(), ""]
     else:
@@ -450,9 +454,10 @@ _FILE_DOCS = {
                "test).",
     "opennmt": "- `opennmt/triplets/{src,src1,src2,tgt}-<split>.txt`, `opennmt/pairs/{src,tgt}-<split>.txt`: one "
                "example per line, abstracted (src: m_s, src1: comment, src2: m_s with `<START>`/`<END>` around the "
-               "commented code, tgt: m_r), as in the 2021 replication package; splits named train, eval, test.",
-    "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval, "
-             "test.",
+               "commented code, tgt: m_r), as in the 2021 replication package; splits named train, eval (the configs' "
+               "validation), test.",
+    "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval "
+             "(the configs' validation), test.",
 }
 
 
@@ -498,17 +503,47 @@ def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:
     return lines + ["```", ""]
 
 
-def _sources(counts: CardCounts) -> list[str]:
-    """Rows per source and split, and the projects with their row counts."""
-    per_source, per_project = counts.per_source, counts.per_project
-    lines = ["## Sources", "", "| source | projects | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " |",
-             "|---|---:|" + "---:|" * len(SPLITS)]
-    for source in sorted({s for s, _ in per_source}):
-        projects = sum(1 for s, _ in per_project if s == source)
-        lines.append(f"| {source} | {projects} | " + " | ".join(f"{per_source[(source, n)]:,}" for n in SPLITS) + " |")
-    ranked = sorted(per_project.items(), key=lambda item: (-item[1], item[0]))
-    lines += ["", f"Projects with the most rows ({min(len(ranked), MAX_PROJECTS_LISTED)} of {len(ranked)}):", ""]
-    lines += [f"- {source}: {project} ({n:,})" for (source, project), n in ranked[:MAX_PROJECTS_LISTED]]
+#: the ``source`` values of mined rows (the miners'), with their forge's name; any other source was imported
+MINED_SOURCES = {"gerrit": "Gerrit", "github": "GitHub"}
+
+
+def _what_it_holds(kinds: list[str], sources: set[str]) -> str:
+    """The card's first paragraph: where the rows come from (the forges mined, the datasets imported) and only
+    the kinds the export has."""
+    forges = [name for source, name in MINED_SOURCES.items() if source in sources]
+    imported = sorted(sources - set(MINED_SOURCES))
+    origin = " and ".join([*([f"mined from {' and '.join(forges)} reviews"] if forges else []),
+                           *([f"imported from the published dataset{'s' if len(imported) > 1 else ''} "
+                              f"{', '.join(f'`{s}`' for s in imported)} (`revmine import`: the publisher's texts)"]
+                             if imported else [])])
+    code = "method" if not imported else "code"  # an import's rows need not be Java methods
+    held = {TRIPLET: f"**triplets** (m_s: the {code} submitted for review, a reviewer's comment on it, m_r: the "
+                     f"{code} revised after the review)",
+            PAIR: f"**pairs** (m_s, m_r) of {'every method' if not imported else 'code'} changed in a review round"}
+    return (f"Code-review examples {origin}, in the form of the dataset of Tufano et al., *Towards Automating Code "
+            f"Review Activities* (ICSE 2021): {' and '.join(held[kind] for kind in kinds)}. Built with revmine.")
+
+
+def _sources(counts: CardCounts, kinds: list[str]) -> list[str]:
+    """Rows per source, config and split, and per config the projects with their row counts: triplets and pairs
+    apart, never summed (a review round gives both)."""
+    lines = ["## Sources", "", "Rows per source and config (triplets and pairs counted apart: a reviewed method "
+             "gives a pair and, for each comment on it, a triplet).", "",
+             "| source | config | projects | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
+             "|---|---|---:|" + "---:|" * (len(SPLITS) + 1)]
+    for source in sorted({s for _, s, _ in counts.per_source}):
+        for kind in kinds:
+            rows = [counts.per_source[(kind, source, n)] for n in SPLITS]
+            if any(rows):
+                projects = sum(1 for k, s, _ in counts.per_project if (k, s) == (kind, source))
+                lines.append(f"| {source} | {CONFIGS[kind]} | {projects} | " + " | ".join(f"{n:,}" for n in rows)
+                             + f" | {sum(rows):,} |")
+    for kind in kinds:
+        ranked = sorted(((source, project, n) for (k, source, project), n in counts.per_project.items() if k == kind),
+                        key=lambda item: (-item[2], item[0], item[1]))
+        lines += ["", f"Projects with the most {CONFIGS[kind]} ({min(len(ranked), MAX_PROJECTS_LISTED)} of "
+                  f"{len(ranked)}):", ""]
+        lines += [f"- {source}: {project} ({n:,})" for source, project, n in ranked[:MAX_PROJECTS_LISTED]]
     return lines
 
 

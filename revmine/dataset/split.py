@@ -47,7 +47,7 @@ from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clu
 from ..options import check, option
 from ..reorder import Reorder
 from ..rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
+    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
 from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
@@ -130,7 +130,7 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     sizes = {name: dict(sorted(Counter(kinds[i] for i in members[s]).items())) for s, name in enumerate(SPLITS)}
     summary = {
         "strategy": options.strategy, "seed": options.seed, "fractions": list(options.fractions),
-        "rows": len(rows), "clusters": len(home), "sizes": sizes,
+        "rows": len(rows), "clusters": len(home), "sizes": sizes, "split_names": SPLIT_NAMES,
         "dropped": {name: len(rows_) for name, (rows_, _) in sorted(drops.items())},
     }
     del rows, keeper, order, at_home

@@ -52,6 +52,7 @@ time. The four output files are written into a staged directory that replaces ``
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -63,7 +64,8 @@ import pyarrow as pa
 
 from ..engine import Engine, chunks
 from ..errors import InputError
-from ..filter_report import PROFILE_KEY, build_report, preprocess_comments, report_markdown
+from ..filter_report import (PREPROCESS_KEY, PROFILE_KEY, build_report, preprocess_comments, preprocess_steps,
+                             report_markdown)
 from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..options import check, option
 from ..progress import progress_bar
@@ -366,10 +368,14 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         n_dropped += gone.size
         alive = alive[~removal.drop]
 
-    report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS],
-                          preprocess_comments(options.preprocess_dropped, source.path))
-    noise_filter = {PROFILE_KEY: noise_filter_description(options)}
-    report = report.replace_schema_metadata({**(report.schema.metadata or {}), **noise_filter})
+    preprocess = preprocess_comments(options.preprocess_dropped, source.path)
+    report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS], preprocess)
+    # the report counts them under its filters, this stage's result and dropped.parquet do not: say how many
+    from_preprocess: dict[str, int] = dict(sorted(Counter(
+        step for step, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
+    report_metadata = {PROFILE_KEY: noise_filter_description(options),
+                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {})}
+    report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     candidates = len(rows)
     del rows, table
     with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
@@ -386,7 +392,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                     names, details, clusters = zip(*(dropped_by[start + i] for i in out.tolist()))
                     reorder.add(0, dropped_rows(batch, out.tolist(), list(names), list(details), list(clusters)),
                                 dropped_at[start + out])
-        write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=noise_filter)
+        write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=report_metadata)
         write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
     for (kind, name, _), n in sorted(removed.items()):
@@ -397,6 +403,8 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         "kept": int(alive.size),
         "dropped": n_dropped,
         "removed_by_filter": dict(by_filter),
+        # comments the preprocess stage dropped, which the report adds to these steps (author_comment, not_linked)
+        "report_adds_from_preprocess": from_preprocess,
         "kept_path": str(out_dir / KEPT_FILE),
         "dropped_path": str(out_dir / DROPPED_FILE),
         "report_path": str(out_dir / REPORT_FILE),

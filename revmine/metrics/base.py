@@ -24,7 +24,7 @@ from typing import ClassVar, Hashable, Sequence
 
 import numpy as np
 
-from .. import __version__
+from ..package import __version__
 
 
 class Metric(ABC):

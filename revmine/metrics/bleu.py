@@ -1,7 +1,9 @@
 """BLEU (Papineni et al., ACL 2002) at sentence and corpus level, with every smoothing in use in the field.
 
 All values are on a 0..1 scale (sacrebleu reports 0..100; we divide by 100 so that every metric in the
-package shares one scale).
+package shares one scale); a perfect match is exactly 1.0. The one exception is nltk's own: ``nltk5`` and
+``nltk7`` (and ``BLEUCC``) average each precision with its neighbours and the 5-gram one, which can exceed 1
+(a perfect match of 7 tokens: 1.1167), and are kept equal to nltk.
 
 ``BLEU(smooth=...)`` offers two families of sentence-level smoothing, both from Chen & Cherry, "A
 Systematic Comparison of Smoothing Techniques for Sentence-Level BLEU" (WMT 2014):
@@ -266,7 +268,9 @@ def _sacrebleu_formula(correct: np.ndarray, total: np.ndarray, sys_len: np.ndarr
     eff = alive.sum(axis=1) if effective_order else np.full(rows, orders)
     used = np.arange(orders)[None, :] < eff[:, None]
     mean_log = np.where(used, log_p, 0.0).sum(axis=1) / np.maximum(eff, 1)
-    return np.where(any_match, bp * np.exp(mean_log) / 100.0, 0.0)
+    # precisions and the brevity penalty are at most 1, so anything above is exp(log(100)) / 100's rounding:
+    # a perfect match is exactly 1.0, not 1.0000000000000004
+    return np.where(any_match, np.minimum(bp * np.exp(mean_log) / 100.0, 1.0), 0.0)
 
 
 def _nltk_formula(matches: np.ndarray, denominators: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray,

@@ -54,20 +54,19 @@ from __future__ import annotations
 import json
 import multiprocessing
 import pickle
-import textwrap
 import warnings
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
-from .. import __version__
 from ..engine import ENGINES, Engine, open_engine
 from ..options import check, option
+from ..package import __version__
 from ..progress import progress_bar
 from ..schema import scores_schema
 from ..store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
@@ -80,6 +79,9 @@ from .predictions import Predictions, iter_predictions
 from .profiles import PROFILES
 from .registry import make_metrics, select_metrics, split_specs
 from .significance import bootstrap_interval
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass
@@ -578,6 +580,22 @@ def _f(value: float | None, digits: int = 4) -> str:
 
 def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     """One PNG per metric: box plots of the best-of-k score for each k, like the paper's figures."""
+    plt = _pyplot()
+    with writing(out_dir):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for metric in run.metrics:
+        fig = box_figure(run, metric)
+        dest = out_dir / f"{metric.column}.png"
+        with atomic_path(dest, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=120, format="png")
+        plt.close(fig)
+        written.append(dest)
+    return written
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (no display needed), or the error saying how to install it."""
     try:
         import matplotlib
     except ImportError as exc:
@@ -586,28 +604,46 @@ def plot_boxes(run: ScoreRun, out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with writing(out_dir):
-        out_dir.mkdir(parents=True, exist_ok=True)
+    return plt
+
+
+def box_figure(run: ScoreRun, metric: Metric) -> Figure:
+    """The box plot of one metric (a matplotlib Figure): titled with the metric's column name, readable; the
+    x axis says what k is and how many examples each box holds; the signature, which says how the value was
+    computed, is a smaller caption broken only between its ``|`` fields so no setting is cut in two."""
+    plt = _pyplot()
     n, k_max = run.examples, run.k
-    written = []
-    for metric in run.metrics:
-        values = run.values(metric.column)
-        data = []
-        for k in range(1, k_max + 1):
-            best = best_of_k(values, n, k_max, k, metric.higher_is_better)
-            data.append(best[np.isfinite(best)])  # as the summary: NaN and infinity are counted, not drawn
-        fig, ax = plt.subplots(figsize=(max(4.5, 1.2 + 0.8 * k_max), 4))
-        ax.boxplot(data, showfliers=False)
-        ax.set_xticks(range(1, k_max + 1), [f"k={k}" for k in range(1, k_max + 1)])
-        ax.set_ylabel(f"{metric.column} (best of k)")
-        ax.set_title(textwrap.fill(metric.signature(), 60), fontsize=7)
-        fig.tight_layout()
-        dest = out_dir / f"{metric.column}.png"
-        with atomic_path(dest, suffix=".png") as tmp:
-            fig.savefig(tmp, dpi=120, format="png")
-        plt.close(fig)
-        written.append(dest)
-    return written
+    values = run.values(metric.column)
+    data = []
+    for k in range(1, k_max + 1):
+        best = best_of_k(values, n, k_max, k, metric.higher_is_better)
+        data.append(best[np.isfinite(best)])  # as the summary: NaN and infinity are counted, not drawn
+    caption = signature_lines(metric.signature())
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 + 0.8 * k_max), 4.2 + 0.15 * len(caption)))
+    ax.boxplot(data, showfliers=False)
+    ax.set_xticks(range(1, k_max + 1), [f"k={k}" for k in range(1, k_max + 1)])
+    not_drawn = [f"k={k}: {n - len(d)}" for k, d in enumerate(data, 1) if len(d) < n]
+    ax.set_xlabel(f"best of the first k predictions (n = {n} examples"
+                  + (f"; NaN or infinite, not drawn: {', '.join(not_drawn)})" if not_drawn else ")"))
+    ax.set_ylabel(f"{metric.column} (best of k)")
+    ax.set_title(metric.column, fontsize=12)
+    fig.text(0.01, 0.01, "\n".join(caption), fontsize=7, ha="left", va="bottom", family="monospace")
+    fig.tight_layout(rect=(0, 0.03 + 0.035 * len(caption), 1, 1))
+    return fig
+
+
+def signature_lines(signature: str, width: int = 70) -> list[str]:
+    """``signature`` in lines of about ``width`` characters, each broken after a ``|`` (joined back without a
+    separator they give the signature); a field longer than ``width`` keeps a line of its own, whole."""
+    first, *fields = signature.split("|")
+    lines = [first]
+    for part in fields:
+        if len(lines[-1]) + 1 + len(part) > width:
+            lines[-1] += "|"
+            lines.append(part)
+        else:
+            lines[-1] += "|" + part
+    return lines
 
 
 def write_run(run: ScoreRun, out_dir: str | Path, plot: bool = False) -> dict[str, Path]:

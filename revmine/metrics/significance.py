@@ -22,7 +22,7 @@ sacrebleu's (12345, its ``SACREBLEU_SEED``).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -67,13 +67,16 @@ def _p_value(samples: np.ndarray, observed: float) -> float:
 
 def paired_bootstrap(metric: Metric, baseline: Sequence[str], system: Sequence[str],
                      reference_sets: Sequence[Sequence[str]], n_samples: int = 1000,
-                     seed: int | None = SEED) -> PairedResult:
-    """sacrebleu's paired bootstrap resampling test of ``system`` against ``baseline``."""
+                     seed: int | None = SEED, progress: Callable[[int], None] = lambda n: None) -> PairedResult:
+    """sacrebleu's paired bootstrap resampling test of ``system`` against ``baseline`` (``progress(1)`` after
+    each resample: a long test on a large file shows it is alive)."""
     bl, sy = _statistics(metric, baseline, system, reference_sets)
     bl_score, sy_score = metric.corpus_from_statistics(bl), metric.corpus_from_statistics(sy)
     idx = np.random.default_rng(seed).choice(len(bl), size=(n_samples, len(bl)), replace=True)
-    scores_bl = np.array([metric.corpus_from_statistics(bl[i]) for i in idx])
-    scores_sy = np.array([metric.corpus_from_statistics(sy[i]) for i in idx])
+    scores_bl, scores_sy = np.empty(n_samples), np.empty(n_samples)
+    for t, i in enumerate(idx):
+        scores_bl[t], scores_sy[t] = metric.corpus_from_statistics(bl[i]), metric.corpus_from_statistics(sy[i])
+        progress(1)
     diffs = np.abs(scores_sy - scores_bl)
     mean, half = confidence_half_width(scores_sy)
     return PairedResult(metric.column, metric.signature(), "bootstrap", bl_score, sy_score,
@@ -82,8 +85,10 @@ def paired_bootstrap(metric: Metric, baseline: Sequence[str], system: Sequence[s
 
 def approximate_randomization(metric: Metric, baseline: Sequence[str], system: Sequence[str],
                               reference_sets: Sequence[Sequence[str]], n_samples: int = 10000,
-                              seed: int | None = SEED) -> PairedResult:
-    """sacrebleu's paired approximate randomisation test of ``system`` against ``baseline``."""
+                              seed: int | None = SEED, progress: Callable[[int], None] = lambda n: None
+                              ) -> PairedResult:
+    """sacrebleu's paired approximate randomisation test of ``system`` against ``baseline`` (``progress(1)``
+    after each trial)."""
     bl, sy = _statistics(metric, baseline, system, reference_sets)
     bl_score, sy_score = metric.corpus_from_statistics(bl), metric.corpus_from_statistics(sy)
     swap = np.random.default_rng(seed).integers(2, size=(n_samples, len(bl)), dtype=bool)
@@ -92,6 +97,7 @@ def approximate_randomization(metric: Metric, baseline: Sequence[str], system: S
         a = np.where(keep[:, None], bl, sy)
         b = np.where(keep[:, None], sy, bl)
         diffs[t] = abs(metric.corpus_from_statistics(a) - metric.corpus_from_statistics(b))
+        progress(1)
     return PairedResult(metric.column, metric.signature(), "randomization", bl_score, sy_score,
                         _p_value(diffs, abs(bl_score - sy_score)), n_samples, seed)
 

@@ -70,8 +70,8 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import __version__
 from ..errors import InputError, OperationError
+from ..package import __version__
 from ..progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from ..store import write_json, write_table
