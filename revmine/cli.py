@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import functools
 import importlib.util
+import inspect
 import json
 import math
 import os
@@ -25,9 +26,9 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import __version__
 from .errors import InputError, OperationError
 from .options import add_arguments, from_args, specs
+from .package import __version__
 
 
 class _Usage(Exception):
@@ -192,8 +193,16 @@ def _stage_command(sub: argparse._SubParsersAction, name: str, options: type, so
     p.add_argument(flag, type=_input(".parquet") if stdin else Path, required=True, help=help)
     p.add_argument("--out", type=Path, required=True, help=out_help)
     add_arguments(p, options, stdin=_stdin_copy)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, stage_input=flag.lstrip("-").replace("-", "_"))
     return p
+
+
+def _check_stage_input(args: argparse.Namespace) -> None:
+    """A stage's input is refused before its output is checked (:func:`revmine.staging.check_writable`): the
+    user's mistake first, in the stage's own words."""
+    source = getattr(args, getattr(args, "stage_input", ""), None)
+    if source is not None and not source.exists():
+        raise InputError(source, "no such file or directory")
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
@@ -208,20 +217,26 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     add_arguments(p, ScoreOptions, stdin=_stdin_copy)
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
     p.add_argument("--plot", action="store_true", help="write box plots per k (PNG) to OUT/plots")
+    p.add_argument("--report", action="store_true", help="write OUT/report.html (tables, distributions, the plots)")
     p.set_defaults(func=_run_score)
 
 
 def _run_score(args: argparse.Namespace) -> int:
     from .metrics.score import ScoreOptions, score_with, summary_markdown, write_run
 
-    if args.plot and args.out is None:
-        raise _Usage("--plot needs --out")
+    for flag in ("plot", "report"):
+        if getattr(args, flag) and args.out is None:
+            raise _Usage(f"--{flag} needs --out")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise _Usage("--plot needs matplotlib: pip install 'revmine[plots]'")
     run = score_with(from_args(ScoreOptions, args, predictions=args.predictions), progress=_progress(args),
                      out=args.out)
     if args.out is not None:
         paths = write_run(run, args.out, plot=args.plot)
+        if args.report:
+            from .report import write_score_report
+
+            paths["report"] = write_score_report(args.out)
         _note(args, f"wrote {', '.join(str(p) for p in paths.values())}")
     _emit(args, run.summary, lambda: summary_markdown(run.summary))
     return 0
@@ -332,7 +347,7 @@ def _run_run(args: argparse.Namespace) -> int:
     paths = {"dataset": out / "dataset", "card": out / "dataset" / "README.md",
              "filter_report": out / "filtered" / "filter_report.md",
              "dropped": [out / stage / "dropped.parquet" for stage in ("mined", "preprocessed", "filtered", "splits")],
-             "run_record": out / "run.json"}
+             "run_record": out / "run.json", "report": out / "report.html"}
     if "score" in state:
         paths["scores"] = out / "scores" / "summary.md"
 
@@ -341,7 +356,7 @@ def _run_run(args: argparse.Namespace) -> int:
                  "dropped rows, with reasons: " + ", ".join(map(str, paths["dropped"]))]
         if "scores" in paths:
             lines.append(f"scores: {paths['scores']}")
-        lines.append(f"run record: {paths['run_record']}")
+        lines += [f"run record: {paths['run_record']}", f"report: {paths['report']}"]
         if verbose:
             lines += [""] + _lines({stage: done["result"] for stage, done in state.items()})
         return "\n".join(lines)
@@ -612,7 +627,8 @@ def _run_export(args: argparse.Namespace) -> int:
     from .dataset.export import ExportOptions, export_dataset
 
     with _stage_engine(args) as engine:
-        result = export_dataset(args.splits, args.out, from_args(ExportOptions, args, engine=engine))
+        result = export_dataset(args.splits, args.out, from_args(ExportOptions, args, engine=engine),
+                                note=functools.partial(_note, args))
     _emit(args, result)
     return 0
 
@@ -692,6 +708,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     from .metrics.registry import make_metrics, split_specs
     from .metrics.significance import approximate_randomization, paired_bootstrap
+    from .progress import progress_bar
     from .textio import read_lines
 
     baseline, system = read_lines(args.baseline), read_lines(args.system)
@@ -707,8 +724,12 @@ def _run_compare(args: argparse.Namespace) -> int:
     tests = {"bs": [paired_bootstrap], "ar": [approximate_randomization],
              "both": [paired_bootstrap, approximate_randomization]}[args.test]
     kw = {"seed": args.seed} | ({"n_samples": args.samples} if args.samples else {})
-    results = [test(metric, baseline, system, sets, **kw)
-               for metric in make_metrics(split_specs(args.metrics)) for test in tests]
+    metrics = make_metrics(split_specs(args.metrics))
+    samples = sum(args.samples or inspect.signature(test).parameters["n_samples"].default for test in tests)
+    with progress_bar(total=len(metrics) * samples, desc="compare", unit="resample",
+                      enabled=_progress(args)) as bar:
+        results = [test(metric, baseline, system, sets, **kw, progress=bar.update) for metric in metrics
+                   for test in tests]
 
     def text() -> str:
         lines = [f"| metric | test | A: {args.baseline.name} | B: {args.system.name} | p-value | B: mean ± 95% CI |",
@@ -722,12 +743,30 @@ def _run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = _command(sub, "report", help="write report.html for a run folder (or a score folder)",
+                 description="Write OUT/report.html, one self-contained page (no network): for a revmine run "
+                             "folder the funnel from forge to dataset, drop reasons with examples, a sample of "
+                             "triplets, token lengths, splits and clusters, stages and settings; for a revmine "
+                             "score folder the per-k tables, distributions and plots. revmine run writes it too.")
+    p.add_argument("out", type=Path, help="the output folder of revmine run (or revmine score --out)")
+    p.set_defaults(func=_run_report)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from .report import write_folder_report
+
+    path = write_folder_report(args.out)
+    _emit(args, {"report": str(path)}, str(path))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="revmine", description=__doc__.splitlines()[0], parents=[COMMON])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap):
+                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap, _add_report):
         add(sub)
     return parser
 
@@ -736,6 +775,14 @@ def _resumable(out: Path) -> bool:
     """A failed run or mine that checkpointed progress keeps its output folder, to resume from it (a run's
     mining checkpoints are in ``mined/state``)."""
     return (out / "run.json").exists() or any(out.glob("state/*.json")) or any(out.glob("*/state/*.json"))
+
+
+def _writes_a_folder(args: argparse.Namespace) -> bool:
+    """Whether ``--out`` names a folder (most commands) or a file (unabstract, classifier train, agreement's
+    ``.parquet``): what :func:`revmine.staging.check_writable` checks before the work."""
+    if args.command in ("unabstract", "classifier"):
+        return False
+    return not (args.command == "agreement" and args.out is not None and args.out.suffix == ".parquet")
 
 
 def _output(args: argparse.Namespace) -> Path | None:
@@ -770,8 +817,10 @@ def _main(argv: list[str] | None) -> int:
     from .staging import command_output  # after parsing: --help and bad options need no pyarrow
 
     try:
+        _check_stage_input(args)
         with command_output(_output(args), keep=_resumable, command=" ".join(["revmine", *(argv or sys.argv[1:])]),
-                            wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args)):
+                            wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args),
+                            directory=_writes_a_folder(args)):
             status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__, options
+from . import options
 from .errors import InputError
+from .package import __version__
 from .store import write_json, write_text
 from .textio import read_toml
 
@@ -150,9 +151,16 @@ def with_engine(job: Job, **settings: Any) -> Job:
 def run(job: Job, force: bool = False, progress: bool = True,
         echo: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> dict[str, Any]:
     """Run every configured stage in order, skipping those already done with the same settings, on the
-    job's engine (a Dask cluster is opened once, for the stages that run, and closed at the end)."""
+    job's engine (a Dask cluster is opened once, for the stages that run, and closed at the end); then
+    write ``report.html`` (and the scores' own), every time, so that it always describes the folder as it is."""
+    from .report import write_run_report, write_score_report
+
     with _LazyEngine(job.options["engine"]) as engine:
-        return _run(job, force, progress, echo, engine)
+        state = _run(job, force, progress, echo, engine)
+    if "score" in state:
+        write_score_report(job.out / "scores")
+    write_run_report(job.out)
+    return state
 
 
 class _LazyEngine:
@@ -197,7 +205,7 @@ def _run(job: Job, force: bool, progress: bool, echo: Callable[[str], None], eng
             echo(f"[{number}/{len(stages)}] {stage} ...")
             started = time.monotonic()
             try:
-                result, outputs = RUNNERS[stage](job, Context(fingerprint, force, progress, engine))
+                result, outputs = RUNNERS[stage](job, Context(fingerprint, force, progress, engine, echo))
             except InputError as exc:
                 if exc.path is not None:
                     raise
@@ -221,6 +229,7 @@ class Context:
     force: bool
     progress: bool
     lazy_engine: _LazyEngine
+    echo: Callable[[str], None]  # a note for the user (the command line's, silenced by -q)
 
     @property
     def engine(self) -> Any:
@@ -246,7 +255,22 @@ def _mine(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     write_text(mark, ctx.fingerprint)
     engine = ctx.engine if ctx.distributed else None  # projects spread over the job's cluster
     manifest = run_job(job.path, target, JobOptions(progress=ctx.progress, engine=engine))
-    return _brief(manifest.get("totals", {})), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
+    totals = {**manifest.get("totals", {}), "review_rounds": _review_rounds(target / "rounds.parquet")}
+    ctx.echo(f"mine: {totals.get('changes_done', 0):,} changes, {totals['review_rounds']:,} review rounds (one per "
+             "patch set reviewed and then revised: none when the reviewed one is the last), "
+             f"{totals.get('rows', 0):,} rows (one per file of a round)")
+    return _brief(totals), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
+
+
+def _review_rounds(rounds: Path) -> int:
+    """Distinct rounds in ``rounds.parquet`` (its rows are per file): what a change count is not."""
+    from .schema import ROUNDS_SCHEMA
+    from .store import Parts
+
+    ids: set[str] = set()
+    for batch in Parts(rounds, expect=ROUNDS_SCHEMA).iter_batches(1 << 16, columns=["round_id"]):
+        ids.update(batch.column(0).to_pylist())
+    return len(ids)
 
 
 def _preprocess(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
@@ -286,7 +310,7 @@ def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     target = job.out / "dataset"
     opts = dataclasses.replace(job.options["export"], filter_report=job.out / "filtered" / "filter_report.parquet",
                                engine=ctx.engine if ctx.distributed else None)
-    result = export_dataset(job.out / "splits", target, opts)
+    result = export_dataset(job.out / "splits", target, opts, note=ctx.echo)
     return _brief(result), [target / "README.md"]
 
 

@@ -180,7 +180,8 @@ def test_operation_failures_exit_1_and_input_errors_exit_2(tmp_path: Path, capsy
     def disk_full(*args: object, **kwargs: object) -> None:
         raise OperationError("cannot write splits: no space left on device")
     monkeypatch.setattr(split, "split_dataset", disk_full)
-    assert main(["split", "--dataset", "kept.parquet", "--out", str(tmp_path)]) == 1
+    (tmp_path / "kept.parquet").touch()  # an input that exists: a missing one is refused first (exit 2)
+    assert main(["split", "--dataset", str(tmp_path / "kept.parquet"), "--out", str(tmp_path / "s")]) == 1
     assert capsys.readouterr().err == "revmine: error: cannot write splits: no space left on device\n"
     assert main(["mine"]) == 2
     assert capsys.readouterr().err.startswith("revmine: error: revmine mine: give --job")

@@ -47,6 +47,23 @@ def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest
             assert {"id", "split", "cluster_id", "m_s_abstract", "m_r_abstract"} <= set(table.column_names)
     report = (out / "filtered" / "filter_report.md").read_text()
     assert "| **kept** |" in report
+    # the counts reconcile: changes are not rounds (35 changes, 34 review rounds, 36 file rows), and the report's
+    # author_comment / not_linked include the comments the preprocess stage dropped, which run.json says apart
+    rounds = ds.dataset(out / "mined" / "rounds.parquet").to_table(columns=["round_id"]).column(0).to_pylist()
+    mined = state["mine"]["result"]
+    assert mined["review_rounds"] == len(set(rounds)) == 34 and mined["changes_done"] == 35 and len(rounds) == 36
+    assert "mine: 35 changes, 34 review rounds (" in printed.err
+    table = ds.dataset(out / "filtered" / "filter_report.parquet").to_table().to_pylist()
+    in_report = {r["filter"]: r["removed"] for r in table if (r["kind"], r["source"]) == ("triplet", "all")}
+    dropped = ds.dataset(out / "preprocessed" / "dropped.parquet").to_table().to_pylist()
+    comments = [r for r in dropped if r["kind"] == "comment"]
+    by_stage = state["filter"]["result"]["removed_by_filter"]["triplet"]
+    added = state["filter"]["result"]["report_adds_from_preprocess"]
+    assert added == {"author_comment": sum(bool(r["comment_is_owner"]) for r in comments),
+                     "not_linked": sum(not r["comment_is_owner"] for r in comments)}
+    assert in_report["author_comment"] == by_stage["author_comment"] + added["author_comment"]
+    assert in_report["not_linked"] == by_stage.get("not_linked", 0) + added["not_linked"]
+    assert f"{len(comments)} comments the preprocess stage dropped" in report
     assert "## Filter report" in (out / "dataset" / "README.md").read_text()
     # every config and split loads with `datasets` (offline), and the card's loading code runs as written
     offline_hf(monkeypatch, tmp_path / "hf")
