@@ -73,8 +73,9 @@ def test_the_readme_commands_that_can_run_here_exit_0(tmp_path: Path) -> None:
     assert ["revmine", "run", "examples/job.toml", "--out", "out/example"] in ready  # the set-up command
     assert any(argv[1] == "score" for argv in ready)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for k, argv in enumerate(ready):
-        argv = [str(tmp_path / f"{k}" / arg) if i and argv[i - 1] in OUTPUTS else arg for i, arg in enumerate(argv)]
+    for k, argv in enumerate(ready):  # outputs relative to the clone, as a reader types them
+        argv = [os.path.relpath(tmp_path / f"{k}" / arg, ROOT) if i and argv[i - 1] in OUTPUTS else arg
+                for i, arg in enumerate(argv)]
         proc = subprocess.run([sys.executable, "-m", "revmine.cli", *argv[1:]], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, f"{' '.join(argv)}: {proc.stderr[-2000:]}"

@@ -177,8 +177,9 @@ def serve_recordings(folder: str | Path, work: str | Path | None = None) -> Iter
     removes it if this one is killed; see :mod:`revmine.output_lock`), else in the system's."""
     exchanges = load_recordings(folder)
     handler = type("RecordedHandler", (_Handler,), {"exchanges": exchanges})
-    if work is not None:
-        Path(work).mkdir(parents=True, exist_ok=True)
+    if work is not None:  # absolute: git runs in other folders and takes these paths as clone URLs
+        work = Path(work).resolve()
+        work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".forge.", suffix=".tmp", dir=work) as tmp:
         repos = build_repos(folder, tmp)
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
