@@ -15,7 +15,10 @@ Two facts of the reference shape the comparisons:
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,13 +31,16 @@ from revmine.metrics.registry import make_metric
 from revmine.metrics.tree import _sitter_parser
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "predictions"
-REFERENCE = ("codebleu-0.7.0", ["codebleu==0.7.0", "tree-sitter-java~=0.21.0"])
+#: with the grammars it expects (tree-sitter-<lang> 0.21, on tree-sitter 0.22) of every language compared
+REFERENCE = ("codebleu-0.7.0-langs", ["codebleu==0.7.0", "tree-sitter-java~=0.21.0", "tree-sitter-python~=0.21.0",
+                                      "tree-sitter-go~=0.21.0", "tree-sitter-javascript~=0.21.0"])
 SAMPLE = 300
 #: the reference's names for our components
 NAMES = {"codebleu": "codebleu", "ngram": "ngram_match_score", "weighted_ngram": "weighted_ngram_match_score",
          "syntax": "syntax_match_score", "dataflow": "dataflow_match_score"}
 
-#: Runs in the reference's virtualenv: {"pairs": [[hyp, [refs]], ...], "ordered": bool} on stdin; prints
+#: Runs in the reference's virtualenv: {"pairs": [[hyp, [refs]], ...], "ordered": bool, "lang": str (default
+#: java)} on stdin; prints
 #: {"sentences": [calc_codebleu of each pair], "corpus": calc_codebleu of all}.
 SCRIPT = r"""
 import json, logging, sys
@@ -49,9 +55,9 @@ if job["ordered"]:
         def add(self, item):
             self[item] = None
     codebleu.dataflow_match.set = codebleu.parser.DFG.set = ordered
-pairs = job["pairs"]
-out = {"sentences": [calc_codebleu([refs], [hyp], "java") for hyp, refs in pairs],
-       "corpus": calc_codebleu([refs for _, refs in pairs], [hyp for hyp, _ in pairs], "java")}
+pairs, lang = job["pairs"], job.get("lang", "java")
+out = {"sentences": [calc_codebleu([refs], [hyp], lang) for hyp, refs in pairs],
+       "corpus": calc_codebleu([refs for _, refs in pairs], [hyp for hyp, _ in pairs], lang)}
 print(json.dumps(out))
 """
 
@@ -81,10 +87,12 @@ def reference() -> Path:
         pytest.fail(f"the codebleu 0.7.0 reference could not be installed: {exc}")
 
 
-def _reference(python: Path, pairs: list[tuple[str, list[str]]], ordered: bool, seed: int = 0) -> dict:
+def _reference(python: Path, pairs: list[tuple[str, list[str]]], ordered: bool, seed: int = 0,
+               lang: str = "java") -> dict:
     """``calc_codebleu`` per pair and on all pairs, in the reference's virtualenv (see ``SCRIPT``)."""
     try:
-        return run_json(python, SCRIPT, {"pairs": pairs, "ordered": ordered}, env={"PYTHONHASHSEED": str(seed)})
+        return run_json(python, SCRIPT, {"pairs": pairs, "ordered": ordered, "lang": lang},
+                        env={"PYTHONHASHSEED": str(seed)})
     except ReferenceUnavailable as exc:
         pytest.fail(f"the codebleu 0.7.0 reference could not run: {exc}")
 
@@ -188,13 +196,14 @@ def test_weights_settings_and_registry():
     np.testing.assert_allclose(metric.sentence_scores(hyp, ref), expected, rtol=0, atol=1e-12)
     with pytest.raises(ValueError):
         CodeBLEU(lang="cobol")
+    assert CodeBLEU(lang="python").settings()["parser"].startswith("tree-sitter-python-")
     with pytest.raises(ValueError):
         CodeBLEU(component="bleu")
 
 
 def test_subtrees_cut_from_the_root_are_each_nodes_own(pairs):
     """The S-expressions cut out of the root's equal tree-sitter's ``str(node)`` of every inner node."""
-    from revmine.metrics.codebleu import _structures, _Table
+    from revmine.metrics.codebleu import _JavaFlow, _structures, _Table
 
     texts = sorted({t.strip() for h, refs in pairs for t in (h, *refs)})
     by_string: dict[str, int] = {}
@@ -202,7 +211,102 @@ def test_subtrees_cut_from_the_root_are_each_nodes_own(pairs):
     for text, (numbers, _, _) in zip(texts, _structures(texts)):
         code = remove_comments(text)
         root = _sitter_parser().parse(code.encode()).root_node
-        strings = [str(node) for node in _Table(root, code.split("\n")).inner_nodes]
+        strings = [str(node) for node in _Table(root, code.split("\n"), _JavaFlow).inner_nodes]
         assert len(strings) == len(numbers)
         for string, number in zip(strings, numbers):  # one id per distinct string, across texts
             assert by_string.setdefault(string, number) == number and by_id.setdefault(number, string) == string
+
+
+# ---------------------------------------------------------------------------------------------------
+# Python, Go and JavaScript: real consecutive revisions of real files
+# ---------------------------------------------------------------------------------------------------
+
+REVISIONS = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "code_revisions" / "revisions.jsonl"
+LANGUAGES = ("python", "go", "javascript")
+
+#: Runs in our environment with the reference's grammars first on the path: our components of
+#: {"pairs": [[hyp, ref], ...], "lang": str} as lists.
+OURS = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")  # tree-sitter 0.26 on a 0.21 grammar: its int-pointer deprecation
+from revmine.metrics.codebleu import CodeBLEU
+job = json.load(sys.stdin)
+parts = CodeBLEU(lang=job["lang"]).components([h for h, _ in job["pairs"]], [r for _, r in job["pairs"]])
+print(json.dumps({name: value.tolist() for name, value in parts.items()}))
+"""
+
+
+def _revision_pairs(lang: str) -> list[tuple[str, list[str]]]:
+    """Whole files: each row's ``after`` as hypothesis of its ``before`` (a small real edit), then of the
+    next row's ``before`` (another file of the project: low scores, every component exercised)."""
+    rows = [row for row in map(json.loads, REVISIONS.read_text(encoding="utf-8").splitlines())
+            if row["language"] == lang]
+    assert len(rows) >= 20
+    return ([(row["after"], [row["before"]]) for row in rows]
+            + [(rows[(k + 1) % len(rows)]["after"], [row["before"]]) for k, row in enumerate(rows)])
+
+
+@pytest.fixture(scope="module", params=LANGUAGES)
+def revisions(request, reference) -> tuple[str, list, list[dict]]:
+    """(language, pairs, the ordered reference's sentence values) of the revisions of one language."""
+    pairs = _revision_pairs(request.param)
+    return request.param, pairs, _reference(reference, pairs, ordered=True, lang=request.param)["sentences"]
+
+
+def test_revisions_with_the_reference_grammars_equal_reference(revisions, reference, tmp_path):
+    """On the reference's own grammars (its tree-sitter-<lang> 0.21 package put first on our path) every
+    component of every pair is the reference's: the data-flow reading and the cleaning are the same."""
+    lang, pairs, theirs = revisions
+    site = next(reference.parent.parent.glob("lib/python*/site-packages"))
+    for package in (f"tree_sitter_{lang}", f"tree_sitter_{lang}.libs"):
+        if (site / package).exists():
+            (tmp_path / package).symlink_to(site / package)
+    ours = run_json(Path(sys.executable), OURS, {"pairs": [(h, r[0]) for h, r in pairs], "lang": lang},
+                    env={"PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])})
+    for name in NAMES:
+        _compare({key: np.array(value) for key, value in ours.items()}, theirs, np.arange(len(pairs)), name)
+
+
+def test_revisions_with_our_grammars(revisions):
+    """On the installed grammars the n-gram components are the reference's; the structural ones differ
+    where the newer grammar names or shapes nodes otherwise (most pairs do), so only stay close."""
+    lang, pairs, theirs = revisions
+    ours = CodeBLEU(lang=lang).components([h for h, _ in pairs], [r[0] for _, r in pairs])
+    everything = np.arange(len(pairs))
+    for name in ("ngram", "weighted_ngram"):
+        _compare(ours, theirs, everything, name)
+    for name in ("syntax", "dataflow", "codebleu"):
+        np.testing.assert_allclose(ours[name], [t[NAMES[name]] for t in theirs], rtol=0, atol=0.2)
+
+
+#: Runs in the reference's virtualenv: its cleaning of {"texts": [...], "lang": str} (the text unchanged
+#: where it raises, as its callers do).
+CLEANING = r"""
+import json, sys
+from codebleu.parser.utils import remove_comments_and_docstrings
+job = json.load(sys.stdin)
+def clean(text):
+    try:
+        return remove_comments_and_docstrings(text, job["lang"])
+    except Exception:
+        return text
+print(json.dumps([clean(text) for text in job["texts"]]))
+"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_cleaning_equals_reference(reference, lang):
+    """Comments (and Python's docstrings) removed as the reference does, on the revisions and on texts
+    that ``tokenize`` rejects."""
+    texts = [text.strip() for pair in _revision_pairs(lang) for text in (pair[0], *pair[1])]
+    texts += ['def f(x):\n    """Doc."""\n    # note\n    return x  # why\n', "x = (\n\n", "x = 1\n  y = 2\n"]
+    theirs = run_json(reference, CLEANING, {"texts": texts, "lang": lang})
+    assert [remove_comments(text, lang) for text in texts] == theirs
+
+
+def test_missing_grammar_names_the_extra(monkeypatch):
+    import revmine.metrics.codebleu as codebleu
+
+    monkeypatch.setattr(codebleu, "find_spec", lambda name: None)
+    with pytest.raises(ImportError, match=r"revmine\[languages\]"):
+        CodeBLEU(lang="go")
