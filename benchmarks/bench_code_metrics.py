@@ -71,11 +71,16 @@ def first_call(function: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def bench_parser(doc: str | None, repeat: int, fixture: Path = FIXTURE) -> argparse.ArgumentParser:
+    """The benchmarks' command line: ``--repeat`` interleaved rounds and the predictions ``--file``."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=repeat, help="interleaved rounds (median and min-max shown)")
+    parser.add_argument("--file", type=Path, default=fixture)
+    return parser
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=7, help="interleaved rounds (median and min-max shown)")
-    parser.add_argument("--file", type=Path, default=FIXTURE)
-    args = parser.parse_args()
+    args = bench_parser(__doc__, repeat=7).parse_args()
     hyps, refs = read_predictions(args.file).flat()
     n = len(hyps)
     print(f"{args.file.name}: {n} pairs, {sum(len(h.split()) for h in hyps) / n:.1f} tokens per prediction")

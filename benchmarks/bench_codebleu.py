@@ -13,7 +13,6 @@ Also printed: the time of our corpus value (the same statistics, summed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_code_metrics import ratio_line, ratios, spread  # noqa: E402
+from bench_code_metrics import bench_parser, ratio_line, ratios, spread  # noqa: E402
 from reference_venv import reference_python, run_json  # noqa: E402
 from test_metrics_codebleu import REFERENCE  # noqa: E402
 
@@ -46,10 +45,7 @@ print(json.dumps(len(pairs) / (time.perf_counter() - start)))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds (median and min-max shown)")
-    parser.add_argument("--file", type=Path, default=FIXTURE)
-    args = parser.parse_args()
+    args = bench_parser(__doc__, repeat=5, fixture=FIXTURE).parse_args()
     hyps, refs = read_predictions(args.file).flat()
     n = len(hyps)
     print(f"{args.file.name}: {n} pairs, {sum(map(len, hyps + refs)) / (2 * n):.0f} characters per string, "

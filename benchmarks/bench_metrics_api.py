@@ -21,7 +21,6 @@ round, then its median.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Callable
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import sacrebleu  # noqa: E402
 
-from bench_code_metrics import FIXTURE, race, ratio_line, ratios, spread  # noqa: E402
+from bench_code_metrics import bench_parser, race, ratio_line, ratios, spread  # noqa: E402
 from revmine import metrics  # noqa: E402
 from revmine.metrics.predictions import read_predictions  # noqa: E402
 from revmine.metrics.registry import make_metric, split_specs  # noqa: E402
@@ -46,10 +45,8 @@ SLICE = 2000
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=9, help="interleaved rounds (median and min-max shown)")
+    parser = bench_parser(__doc__, repeat=9)
     parser.add_argument("--specs", default="bleu,chrf", help="metric specs, comma-separated")
-    parser.add_argument("--file", type=Path, default=FIXTURE)
     args = parser.parse_args()
     hyps, refs = read_predictions(args.file).flat()
     n = len(hyps)

@@ -85,9 +85,10 @@ def _open_locked(path: Path, out: Path, wait: bool, say: Callable[[str], None]) 
 
 @contextlib.contextmanager
 def output_lock(out: str | Path, command: str, wait: bool = True,
-                say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)) -> Iterator[None]:
+                say: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the lock of ``out`` for the ``with`` block as ``command`` (its parent folders are made if needed;
-    ``say`` tells of a wait and of a killed writer's clean-up)."""
+    ``say`` tells of a wait and of a killed writer's clean-up: stderr if None)."""
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     out = Path(out).absolute()
     path = lock_path(out)
     fd = _open_locked(path, out, wait, say)

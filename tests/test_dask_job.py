@@ -212,9 +212,12 @@ def test_export_with_representations_is_byte_identical_on_dask(tmp_path: Path, t
     distributed = pytest.importorskip("distributed")
     assert main(["import", "tufano2021", str(tufano_dir), "--out", str(tmp_path / "imported")]) == 0
     options = ExportOptions(representations=("tokens", "spt"))
-    export_dataset(tmp_path / "imported", tmp_path / "local", options)
+    notes: list[str] = []
+    export_dataset(tmp_path / "imported", tmp_path / "local", options, note=notes.append)
     with open_engine("dask", address=scheduler) as engine, distributed.get_task_stream(engine.client) as tasks:
-        export_dataset(tmp_path / "imported", tmp_path / "dask", dataclasses.replace(options, engine=engine))
+        export_dataset(tmp_path / "imported", tmp_path / "dask", dataclasses.replace(options, engine=engine),
+                       note=notes.append)
+    assert len(notes) == 2 and all("no rows in triplets: train, validation" in n for n in notes)
     files = _digests(tmp_path / "local")
     assert len(files) == 3 * (1 + 4 + 1 + 1) + 1  # per split: Parquet, 4 OpenNMT, JSON Lines, representations; card
     assert files == _digests(tmp_path / "dask")

@@ -40,7 +40,7 @@ NAMES = {"codebleu": "codebleu", "ngram": "ngram_match_score", "weighted_ngram":
          "syntax": "syntax_match_score", "dataflow": "dataflow_match_score"}
 
 #: Runs in the reference's virtualenv: {"pairs": [[hyp, [refs]], ...], "ordered": bool, "lang": str (default
-#: java)} on stdin; prints
+#: java), "weights": [alpha, beta, gamma, theta] (default 0.25 each)} on stdin; prints
 #: {"sentences": [calc_codebleu of each pair], "corpus": calc_codebleu of all}.
 SCRIPT = r"""
 import json, logging, sys
@@ -55,9 +55,9 @@ if job["ordered"]:
         def add(self, item):
             self[item] = None
     codebleu.dataflow_match.set = codebleu.parser.DFG.set = ordered
-pairs, lang = job["pairs"], job.get("lang", "java")
-out = {"sentences": [calc_codebleu([refs], [hyp], lang) for hyp, refs in pairs],
-       "corpus": calc_codebleu([refs for _, refs in pairs], [hyp for hyp, _ in pairs], lang)}
+pairs, lang, weights = job["pairs"], job.get("lang", "java"), tuple(job.get("weights", (0.25,) * 4))
+out = {"sentences": [calc_codebleu([refs], [hyp], lang, weights) for hyp, refs in pairs],
+       "corpus": calc_codebleu([refs for _, refs in pairs], [hyp for hyp, _ in pairs], lang, weights)}
 print(json.dumps(out))
 """
 
@@ -88,10 +88,10 @@ def reference() -> Path:
 
 
 def _reference(python: Path, pairs: list[tuple[str, list[str]]], ordered: bool, seed: int = 0,
-               lang: str = "java") -> dict:
+               lang: str = "java", weights: tuple[float, ...] = (0.25,) * 4) -> dict:
     """``calc_codebleu`` per pair and on all pairs, in the reference's virtualenv (see ``SCRIPT``)."""
     try:
-        return run_json(python, SCRIPT, {"pairs": pairs, "ordered": ordered, "lang": lang},
+        return run_json(python, SCRIPT, {"pairs": pairs, "ordered": ordered, "lang": lang, "weights": weights},
                         env={"PYTHONHASHSEED": str(seed)})
     except ReferenceUnavailable as exc:
         pytest.fail(f"the codebleu 0.7.0 reference could not run: {exc}")
@@ -184,7 +184,7 @@ def test_multi_reference_equals_reference(reference):
     assert abs(metric.multi_reference_corpus_score(hyps, reference_sets) - theirs["corpus"]["codebleu"]) <= 1e-9
 
 
-def test_weights_settings_and_registry():
+def test_weights_settings_and_registry(reference):
     metric = make_metric("codebleu(alpha=0.1, beta=0.1, gamma=0.4, theta=0.4)")
     assert isinstance(metric, CodeBLEU) and metric.column == "codebleu"
     assert "alpha:0.1" in metric.signature() and "theta:0.4" in metric.signature()
@@ -194,6 +194,9 @@ def test_weights_settings_and_registry():
     dataflow = np.where(parts["dataflow"] == 0, 1.0, parts["dataflow"])
     expected = 0.1 * parts["ngram"] + 0.1 * parts["weighted_ngram"] + 0.4 * parts["syntax"] + 0.4 * dataflow
     np.testing.assert_allclose(metric.sentence_scores(hyp, ref), expected, rtol=0, atol=1e-12)
+    theirs = _reference(reference, [(hyp[0], ref)], ordered=True, weights=(0.1, 0.1, 0.4, 0.4))  # independently
+    np.testing.assert_allclose(metric.sentence_scores(hyp, ref), [theirs["sentences"][0]["codebleu"]], rtol=0,
+                               atol=1e-9)
     with pytest.raises(ValueError):
         CodeBLEU(lang="cobol")
     assert CodeBLEU(lang="python").settings()["parser"].startswith("tree-sitter-python-")

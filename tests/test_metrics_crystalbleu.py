@@ -149,6 +149,9 @@ def test_score_stage_corpus_value_and_settings():
     assert abs(run.corpus["crystalbleu"] - expected) < 1e-12
     hyps, refs = small.flat()
     np.testing.assert_array_equal(run.values("crystalbleu"), CrystalBLEU().sentence_scores(hyps, refs))
+    np.testing.assert_allclose(run.values("crystalbleu"),
+                               package_sentences(hyps, [[r] for r in refs], package_ignoring(refs, 500)),
+                               rtol=0, atol=1e-12)  # and the package's, independently
     assert CrystalBLEU().signature() == "crystalbleu|tok:space|smooth:nltk0|n:4|ignore:500|ngrams:refs|version:0.1.0"
     assert CrystalBLEU(smooth="nltk3", tokenize="char").column == "crystalbleu_nltk3_char"
     for bad in ({"ignore": -1}, {"ignore": 1.5}, {"smooth": "nltk5"}, {"smooth": "exp"}, {"tokenize": "13a"}):

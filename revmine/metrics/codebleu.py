@@ -816,10 +816,6 @@ class CodeBLEU(Metric):
             return float("nan")
         return float(self._combine(self._components(statistics.sum(axis=0, keepdims=True)))[0])
 
-    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[str]) -> float:
-        check_lengths(hypotheses, references)
-        return self.multi_reference_corpus_score(hypotheses, [[r] for r in references])
-
 
 def _bleu(stats: np.ndarray) -> np.ndarray:
     """nltk's BLEU-4 with method 1 from rows ``[hyp_len, ref_len, numerators x4, denominators x4]``."""

@@ -49,7 +49,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .base import Metric, check_lengths
-from .bleu import NLTK_SMOOTHING, _nltk_formula, counted_statistics
+from .bleu import NLTK_SMOOTHING, _nltk_formula, counted_statistics, ngram_counts
 from .tokens import check_tokenizer, token_sequence
 
 #: nltk's smoothing methods the crystalbleu package applies to the ignoring counts unchanged
@@ -67,7 +67,7 @@ def trivially_shared(sentences: Iterable[Sequence[str]], k: int, orders: int = O
     counts: Counter = Counter()
     for n in range(1, orders + 1):
         for tokens in sentences:
-            counts.update(tuple(tokens[j:j + n]) for j in range(len(tokens) - n + 1))
+            counts.update(ngram_counts(tokens, n))
     return frozenset(gram for gram, _ in counts.most_common(k))
 
 
@@ -121,10 +121,13 @@ class CrystalBLEU(Metric):
 
     def ignored(self, reference_sets: Sequence[Sequence[str]]) -> frozenset[Ngram]:
         """The trivially shared n-grams a call with these references ignores."""
+        return self._ignoring([[token_sequence(r, self.tokenize) for r in refs] for refs in reference_sets])
+
+    def _ignoring(self, token_sets: Sequence[Sequence[Sequence[str]]]) -> frozenset[Ngram]:
+        """:meth:`ignored` of references already tokenised."""
         if self._fixed is not None:
             return self._fixed
-        return trivially_shared((token_sequence(r, self.tokenize) for refs in reference_sets for r in refs),
-                                self.ignore)
+        return trivially_shared((tokens for refs in token_sets for tokens in refs), self.ignore)
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         """Per hypothesis ``[hyp_len, ref_len, matches_1..4, totals_1..4]`` without the ignored n-grams."""
@@ -133,9 +136,10 @@ class CrystalBLEU(Metric):
         for i, refs in enumerate(reference_sets):
             if not refs:
                 raise ValueError(f"hypothesis {i} has no reference")
-        ignoring = self.ignored(reference_sets)
-        rows = [counted_statistics(token_sequence(h, self.tokenize), [token_sequence(r, self.tokenize) for r in refs],
-                                   ORDERS, ignoring) for h, refs in zip(hypotheses, reference_sets)]
+        token_sets = [[token_sequence(r, self.tokenize) for r in refs] for refs in reference_sets]
+        ignoring = self._ignoring(token_sets)
+        rows = [counted_statistics(token_sequence(h, self.tokenize), refs, ORDERS, ignoring)
+                for h, refs in zip(hypotheses, token_sets)]
         return np.array(rows, dtype=np.int64).reshape(len(hypotheses), 2 + 2 * ORDERS)
 
     def _score(self, stats: np.ndarray, denominators: np.ndarray) -> np.ndarray:

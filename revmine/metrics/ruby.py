@@ -36,7 +36,7 @@ import numpy as np
 
 from .base import Metric, check_lengths
 from .graph import GraphEditSimilarity
-from .tree import ParserName, TreeEditSimilarity, parser_version
+from .tree import ParserName, TreeEditSimilarity
 
 #: the cascade's levels, in order; ``RubyScores.level`` holds their indices
 LEVELS = ("graph", "tree", "string")
@@ -71,16 +71,17 @@ class Ruby(Metric):
         return self.name if self.parser == "tree-sitter" else f"{self.name}_javalang"
 
     def settings(self) -> dict[str, object]:
+        tree = self._tree.settings()  # the parser, repair and wrap as the tree level names them
         return {
             "levels": "pdg>ast>tokens",
             "graph": f"pdg-javalang-{version('javalang')}",
             "ged": "bipartite",
-            "tree": parser_version(self.parser),
+            "tree": tree["parser"],
             "string": "sed-max-space",
             "cost": "unit",
             "norm": "nodes+edges/nodes/max-len",
-            "repair": "src2abs" if self.repair else "none",
-            "wrap": "stmt+expr" if self.wrap else "none",
+            "repair": tree["repair"],
+            "wrap": tree["wrap"],
         }
 
     def sentence_details(self, hypotheses: Sequence[str], references: Sequence[str]) -> RubyScores:

@@ -80,7 +80,6 @@ class ClusterLimiter:
         return self._budgets.any_usable(tokens, now).result()
 
 
-
 def semaphore_closer(prefix: str) -> Callable[..., list[str]]:
     """A function for ``Client.run_on_scheduler`` that removes the job's semaphores (named ``prefix``...),
     which would otherwise stay registered on a long-lived shared scheduler, and returns their names. Nested,

@@ -3,20 +3,17 @@ host the miners recorded."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pyarrow.parquet as pq
+import pyarrow as pa
 
 Hosts = dict[tuple[str, str], str]
 
 
-def hosts(rounds: Path) -> Hosts:
+def hosts(rounds: pa.Table | None) -> Hosts:
     """(source, project) -> the forge's host, from the mined rounds (empty when there are none)."""
-    if not rounds.exists():
+    if rounds is None:
         return {}
-    table = pq.read_table(rounds, columns=["source", "host", "project"])
     return {(r["source"], r["project"]): r["host"]
-            for r in table.group_by(["source", "host", "project"]).aggregate([]).to_pylist()}
+            for r in rounds.group_by(["source", "host", "project"]).aggregate([]).to_pylist()}
 
 
 def change_url(known: Hosts, source: str, project: str, change: str | None) -> str | None:

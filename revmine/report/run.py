@@ -29,6 +29,13 @@ SAMPLE_SIZE = 6
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
 #: provenance columns every example of a drop reason shows
 _WHERE = ["source", "project", "change"]
+#: each stage's dropped rows: (stage, file, the column naming the reason, the columns its examples show)
+_DROPPED = [("mining", Path("mined", "dropped.parquet"), "reason", ["path"]),
+            ("preprocess", Path("preprocessed", "dropped.parquet"), "reason", ["kind", "round", "path", "detail"]),
+            ("filter", Path("filtered", "dropped.parquet"), "filter",
+             ["kind", "round", "path", "method_name", "detail", "comment"]),
+            ("split", Path("splits", "dropped.parquet"), "filter",
+             ["kind", "round", "path", "method_name", "detail", "comment"])]
 
 
 def write_run_report(out: str | Path, sample: int = SAMPLE_SIZE) -> Path:
@@ -43,12 +50,15 @@ def write_run_report(out: str | Path, sample: int = SAMPLE_SIZE) -> Path:
         raise InputError(state_path, f"unreadable: {exc}") from exc
     manifest_path = out / "mined" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
-    hosts = read_hosts(out / "mined" / "rounds.parquet")
+    # each file read once, with every column the report needs of it
+    rounds = _read(out / "mined" / "rounds.parquet", ["round_id", "source", "host", "project", "comments"])
+    dropped = {stage: _read(out / path, [column, *_WHERE, *extra]) for stage, path, column, extra in _DROPPED}
+    hosts = read_hosts(rounds)
     splits = _splits(out)
     seed = int(state.get("split", {}).get("result", {}).get("seed", 0))
     return write_report(out, "run.html", folder=str(out.resolve()),
-                        **_funnel(out, manifest, splits),
-                        reasons=_reasons(out, hosts),
+                        **_funnel(out, manifest, rounds, dropped, splits),
+                        reasons=_reasons(dropped, hosts),
                         samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
                         seed=seed, lengths=_lengths(splits), clusters=_clusters(splits),
                         stages=[{"name": name, **{k: state[name].get(k) for k in ("seconds", "fingerprint")}}
@@ -102,15 +112,16 @@ def _step(label: str, counts: dict[str, int], check: str | None = None, kind: st
     return {"label": label, "counts": counts, "check": check, "kind": kind, "removed": removed}
 
 
-def _funnel(out: Path, manifest: dict, splits: pa.Table | None) -> dict[str, Any]:
-    """The funnel's columns (all, sources, projects) and steps, each step's counts per column."""
+def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[str, pa.Table | None],
+            splits: pa.Table | None) -> dict[str, Any]:
+    """The funnel's columns (all, sources, projects) and steps, each step's counts per column (``rounds``
+    and each stage's ``dropped`` rows as :func:`write_run_report` read them)."""
     changes = Counter({(p["asked"]["source"], p["asked"]["project"]): p.get("changes_done", 0)
                        for p in manifest.get("projects", [])})
-    rounds = _read(out / "mined" / "rounds.parquet", ["round_id", "source", "project", "comments"])
     steps = [_step("changes mined", _roll(changes), "mine.changes_done"),
              _step("review rounds", _roll(_counts(rounds, distinct="round_id")), "mine.review_rounds"),
              _step("files in review rounds", _roll(_counts(rounds)), "mine.rows"),
-             _step("files dropped while mining", _roll(_counts(_read(out / "mined" / "dropped.parquet", _WHERE))),
+             _step("files dropped while mining", _roll(_counts(dropped["mining"])),
                    "mine.dropped", removed=True)]
     if rounds is not None:
         per_file = pa.table({"source": rounds["source"], "project": rounds["project"],
@@ -118,18 +129,19 @@ def _funnel(out: Path, manifest: dict, splits: pa.Table | None) -> dict[str, Any
         comments = per_file.group_by(["source", "project"]).aggregate([("n", "sum")]).to_pylist()
         steps.append(_step("reviewer comments", _roll(Counter({(r["source"], r["project"]): r["n_sum"]
                                                               for r in comments})), "preprocess.comments"))
-    dropped = _counts(_read(out / "preprocessed" / "dropped.parquet", ["reason", *_WHERE]), ["reason"])
-    for reason in sorted({key[0] for key in dropped}):
-        steps.append(_step(f"dropped by preprocess: {reason}", _roll(dropped, (reason,)),
+    preprocessed = _counts(dropped["preprocess"], ["reason"])
+    for reason in sorted({key[0] for key in preprocessed}):
+        steps.append(_step(f"dropped by preprocess: {reason}", _roll(preprocessed, (reason,)),
                            f"preprocess.dropped_by_reason.{reason}", removed=True))
     candidates = _counts(_read(out / "preprocessed" / "candidates.parquet", ["kind", *_WHERE]), ["kind"])
-    removed = _counts(_read(out / "filtered" / "dropped.parquet", ["kind", "filter", *_WHERE]), ["kind", "filter"])
+    removed = _counts(dropped["filter"], ["kind", "filter"])
     kept = _counts(_read(out / "filtered" / "kept.parquet", ["kind", *_WHERE]), ["kind"])
-    split_removed = _counts(_read(out / "splits" / "dropped.parquet", ["kind", "filter", *_WHERE]), ["kind", "filter"])
+    split_removed = _counts(dropped["split"], ["kind", "filter"])
     in_splits = _counts(splits, ["split", "kind"])
+    report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter"])
     for kind in KINDS:
         steps.append(_step(f"{kind} candidates", _roll(candidates, (kind,)), f"preprocess.{kind}s", kind))
-        for name in _filter_order(out, kind, removed):
+        for name in _filter_order(report, kind, removed):
             steps.append(_step(f"filter: {name}", _roll(removed, (kind, name)),
                                f"filter.removed_by_filter.{kind}.{name}", kind, removed=True))
         steps.append(_step(f"{kind}s kept", _roll(kept, (kind,)), None, kind))
@@ -145,26 +157,19 @@ def _funnel(out: Path, manifest: dict, splits: pa.Table | None) -> dict[str, Any
     return {"columns": columns, "funnel": steps}
 
 
-def _filter_order(out: Path, kind: str, removed: Counter) -> list[str]:
-    """The filters of ``kind`` in the order they ran (the filter report's steps), then any other found."""
-    report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter"])
+def _filter_order(report: pa.Table | None, kind: str, removed: Counter) -> list[str]:
+    """The filters of ``kind`` in the order they ran (the filter ``report``'s steps), then any other found."""
     ordered = [] if report is None else [
         r["filter"] for r in sorted(report.filter(pc.equal(report["kind"], kind)).to_pylist(), key=lambda r: r["step"])]
     names = [n for n in dict.fromkeys(ordered) if n not in ("input", "unprocessable")]
     return names + sorted({key[1] for key in removed if key[0] == kind} - set(names))
 
 
-def _reasons(out: Path, hosts: Hosts) -> list[dict[str, Any]]:
+def _reasons(dropped: dict[str, pa.Table | None], hosts: Hosts) -> list[dict[str, Any]]:
     """Each drop reason of each stage, with its count and the first few rows as examples."""
-    sources = [("mining", out / "mined" / "dropped.parquet", "reason", ["path"]),
-               ("preprocess", out / "preprocessed" / "dropped.parquet", "reason", ["kind", "round", "path", "detail"]),
-               ("filter", out / "filtered" / "dropped.parquet", "filter",
-                ["kind", "round", "path", "method_name", "detail", "comment"]),
-               ("split", out / "splits" / "dropped.parquet", "filter",
-                ["kind", "round", "path", "method_name", "detail", "comment"])]
     reasons = []
-    for stage, path, column, extra in sources:
-        table = _read(path, [column, *_WHERE, *extra])
+    for stage, _, column, _ in _DROPPED:
+        table = dropped[stage]
         if table is None or table.num_rows == 0:
             continue
         if stage == "mining":  # the same reason names a different commit on every row
@@ -174,7 +179,7 @@ def _reasons(out: Path, hosts: Hosts) -> list[dict[str, Any]]:
             for row in rows:
                 row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
             reasons.append({"stage": stage, "reason": entry["values"], "count": entry["counts"], "examples": rows})
-    return sorted(reasons, key=lambda r: ([s[0] for s in sources].index(r["stage"]), -r["count"], r["reason"]))
+    return sorted(reasons, key=lambda r: ([s[0] for s in _DROPPED].index(r["stage"]), -r["count"], r["reason"]))
 
 
 def _lengths(splits: pa.Table | None) -> list[dict[str, Any]]:
