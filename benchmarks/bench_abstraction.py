@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 from unittest import mock
 
-from revmine.idioms import default_idioms
+from revmine.lang.idioms import default_idioms
 from revmine.preprocess import javanames
 from revmine.preprocess.abstraction import _Abstraction, _prepare, abstract_pair
 from revmine.preprocess.javanames import NameSets, _collect_with_javalang, collect_names

@@ -129,7 +129,7 @@ def run_one(engine_name: str, workers: int, data: Path, out: Path) -> dict:
     """The three stages once, in this process, on ``engine_name``; seconds, memory, a digest of the outputs."""
     from revmine.dataset.export import ExportOptions, export_dataset
     from revmine.dataset.split import SplitOptions, split_dataset
-    from revmine.engine import open_engine
+    from revmine.runtime.engine import open_engine
     from revmine.filters.stage import FilterOptions, filter_candidates
 
     started = time.perf_counter()

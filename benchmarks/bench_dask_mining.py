@@ -72,7 +72,7 @@ from typing import Any
 
 from bench_mining_concurrency import Host, forge_arguments, report, run, start_forge
 
-from revmine.engine import open_engine
+from revmine.runtime.engine import open_engine
 from revmine.miners import JobOptions
 from revmine.miners.http import Limiter
 

@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--metrics", default=None, help="metric specs (default: the code metrics)")
     args = parser.parse_args()
 
-    from revmine.engine import open_engine
+    from revmine.runtime.engine import open_engine
     from revmine.metrics.predictions import read_predictions
     from revmine.metrics.registry import select_metrics
     from revmine.metrics.score import score_predictions, write_run

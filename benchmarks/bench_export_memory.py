@@ -59,9 +59,9 @@ def make_splits(n: int, seed: int, out: Path) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from revmine.reorder import BUCKET_ROWS
+    from revmine.algorithms.reorder import BUCKET_ROWS
     from revmine.schema import DATASET_SCHEMA
-    from revmine.store import RowGroupWriter
+    from revmine.io.store import RowGroupWriter
 
     table = realistic(n, seed)
     ids = pa.array([f"row{i:08d}" for i in range(n)])

@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # measure this tree, not whatev
 from miners_server import T0, Forge, ForgeServer, build_forge  # noqa: E402
 
 from revmine.miners import JobOptions, mine_gerrit, mine_github  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 GOAL_ROUNDS_PER_S = 200
 GOAL_REQUESTS = {"gerrit": "<= 3 per change", "github": "<= 2 per PR + pagination"}

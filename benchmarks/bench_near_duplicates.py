@@ -6,7 +6,7 @@ Goals: 100,000 methods of about 60 tokens in under 2 minutes on 2 cores, with co
 linearly (issue 5); 1,000,000 methods in under 4 GiB of memory (issue 9). Each run of a size is its own
 process so that its peak memory (``VmHWM``) is its own; the figure beside it is the growth over the
 data alone (peak minus the resident size once the corpus is built). Time is wall clock and CPU time of
-:func:`revmine.near_duplicates.near_duplicate_clusters` (one core; CPU time is the steadier figure on a
+:func:`revmine.algorithms.near_duplicates.near_duplicate_clusters` (one core; CPU time is the steadier figure on a
 shared machine, and the one growth is computed from). Every size runs ``--repeat`` times, the sizes taking
 turns (so that a spell of load on the shared machine falls on all of them), and each figure is the median
 with its spread (min-max). The smallest size is the reference measured in the same run: the largest
@@ -84,7 +84,7 @@ def corpus(n: int, seed: int) -> list[list[str]]:
 
 
 def run_one(n: int, seed: int) -> dict[str, float]:
-    from revmine.near_duplicates import near_duplicate_clusters
+    from revmine.algorithms.near_duplicates import near_duplicate_clusters
 
     docs = corpus(n, seed)
     before = peak_mib()

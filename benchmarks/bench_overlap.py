@@ -107,10 +107,10 @@ def run_one(folder: Path, engine: str) -> dict:
 
 def reference(folder: Path) -> dict:
     """Brute force on a sample of NEW's test rows: every benchmark row verified on the split's own bags
-    (:meth:`revmine.rows.CandidateRows.bags`), compared with what the index finds."""
+    (:meth:`revmine.io.rows.CandidateRows.bags`), compared with what the index finds."""
     from revmine.dataset.overlap import _best_match
-    from revmine.near_duplicates import NearDuplicateConfig, NearDuplicateIndex, jaccard
-    from revmine.rows import DUPLICATE_FIELDS, CandidateRows
+    from revmine.algorithms.near_duplicates import NearDuplicateConfig, NearDuplicateIndex, jaccard
+    from revmine.io.rows import DUPLICATE_FIELDS, CandidateRows
 
     bench = CandidateRows(pq.read_table(folder / "benchmark.parquet"))
     sample = CandidateRows(pq.read_table(folder / "new" / "test.parquet").slice(0, SAMPLE))

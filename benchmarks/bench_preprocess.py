@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from revmine.preprocess.candidates import preprocess
 from revmine.schema import ROUNDS_SCHEMA
-from revmine.store import write_table
+from revmine.io.store import write_table
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "test.csv"
 

@@ -55,7 +55,7 @@ from gerrit_server import GerritServer  # noqa: E402
 from tufano_forge import read_published, read_rows, run_job, sample, write_job  # noqa: E402
 from tufano_gerrit import populate_tufano  # noqa: E402
 
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 CLI = "import sys; from revmine.cli import main; sys.exit(main())"  # `revmine` of this tree (run from ROOT)

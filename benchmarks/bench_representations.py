@@ -24,7 +24,7 @@ import javalang
 import tree_sitter
 import tree_sitter_java
 
-from revmine.representations import simplified_parse_tree, spt_size
+from revmine.lang.representations import simplified_parse_tree, spt_size
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "test.csv"
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import InputError, OperationError
-from .options import add_arguments, from_args, specs
+from .runtime.options import add_arguments, from_args, specs
 from .package import __version__
 
 
@@ -198,7 +198,7 @@ def _stage_command(sub: argparse._SubParsersAction, name: str, options: type, so
 
 
 def _check_stage_input(args: argparse.Namespace) -> None:
-    """A stage's input is refused before its output is checked (:func:`revmine.staging.check_writable`): the
+    """A stage's input is refused before its output is checked (:func:`revmine.io.staging.check_writable`): the
     user's mistake first, in the stage's own words."""
     source = getattr(args, getattr(args, "stage_input", ""), None)
     if source is not None and not source.exists():
@@ -278,7 +278,7 @@ def _run_agreement(args: argparse.Namespace) -> int:
     from .metrics.agreement import AgreementOptions, agreement, read_judgements
     from .metrics.registry import select_metrics
     from .schema import AGREEMENT_SCHEMA
-    from .store import write_table
+    from .io.store import write_table
 
     opts = from_args(AgreementOptions, args)
     judged = read_judgements(args.judgements, opts.pred_col, opts.ref_col, list(opts.score_cols))
@@ -325,14 +325,14 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("job", type=_input(".toml"), help="job file (TOML; - for standard input)")
     p.add_argument("--out", type=Path, help="output directory (default: the job's [job] out)")
     p.add_argument("--force", action="store_true", help="re-run every stage")
-    from .engine import EngineOptions
+    from .runtime.engine import EngineOptions
 
     add_arguments(p, EngineOptions)  # --engine, --workers, --scheduler: over the job's [engine]
     p.set_defaults(func=_run_run)
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from .engine import EngineOptions
+    from .runtime.engine import EngineOptions
     from .pipeline import load_job, run, with_engine
 
     job = load_job(args.job, args.out)
@@ -595,7 +595,7 @@ def _run_split(args: argparse.Namespace) -> int:
 
 def _add_engine_arguments(p: argparse.ArgumentParser) -> None:
     """--engine, --workers, --scheduler: where a stage whose Options take an ``engine`` runs its work."""
-    from .engine import EngineOptions
+    from .runtime.engine import EngineOptions
 
     add_arguments(p, EngineOptions)
 
@@ -604,7 +604,7 @@ def _add_engine_arguments(p: argparse.ArgumentParser) -> None:
 def _stage_engine(args: argparse.Namespace) -> Iterator[Any]:
     """The engine the flags of :func:`_add_engine_arguments` ask for, open for the command; None for local
     (the stage's own in-process path)."""
-    from .engine import EngineOptions
+    from .runtime.engine import EngineOptions
 
     settings = from_args(EngineOptions, args)
     if settings.engine == "local":
@@ -708,8 +708,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     from .metrics.registry import make_metrics, split_specs
     from .metrics.significance import approximate_randomization, paired_bootstrap
-    from .progress import progress_bar
-    from .textio import read_lines
+    from .runtime.progress import progress_bar
+    from .io.textio import read_lines
 
     baseline, system = read_lines(args.baseline), read_lines(args.system)
     if not baseline:
@@ -779,7 +779,7 @@ def _resumable(out: Path) -> bool:
 
 def _writes_a_folder(args: argparse.Namespace) -> bool:
     """Whether ``--out`` names a folder (most commands) or a file (unabstract, classifier train, agreement's
-    ``.parquet``): what :func:`revmine.staging.check_writable` checks before the work."""
+    ``.parquet``): what :func:`revmine.io.staging.check_writable` checks before the work."""
     if args.command in ("unabstract", "classifier"):
         return False
     return not (args.command == "agreement" and args.out is not None and args.out.suffix == ".parquet")
@@ -814,7 +814,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as stop:  # a usage error (2, already reported), --help or --version (0)
         _stdout_guard(sys.stdout.flush)
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
-    from .staging import command_output  # after parsing: --help and bad options need no pyarrow
+    from .io.staging import command_output  # after parsing: --help and bad options need no pyarrow
 
     try:
         _check_stage_input(args)

@@ -148,7 +148,7 @@ DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
 ])
 
 # --- filters and dataset stages: kept.parquet, dropped.parquet, filter_report.parquet, splits ------------
-#: The stable id (a hash of the provenance, :func:`revmine.rows.stable_id`) and the near-duplicate
+#: The stable id (a hash of the provenance, :func:`revmine.io.rows.stable_id`) and the near-duplicate
 #: cluster (the id of the cluster's smallest member) lead every row of these stages, then the candidate.
 _DATASET_KEY_FIELDS: list[pa.Field] = [
     pa.field("id", pa.string(), nullable=False),

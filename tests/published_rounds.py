@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from revmine.preprocess.candidates import preprocess
 from revmine.schema import ROUNDS_SCHEMA
-from revmine.store import read_table, write_table
+from revmine.io.store import read_table, write_table
 
 from conftest import TUFANO  # the fixture folder beside the project (tests/ is on sys.path)
 HEADER = "package published;\n\npublic class Published {\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from revmine.idioms import default_idioms, load_idioms
+from revmine.lang.idioms import default_idioms, load_idioms
 from revmine.metrics.predictions import read_predictions
 from revmine.preprocess.abstraction import (
     Inverse,

@@ -124,7 +124,7 @@ def test_every_command_takes_q_v_json_and_its_help_is_plain_text() -> None:
 
 
 def test_run_help_documents_the_job_file() -> None:
-    from revmine.options import specs
+    from revmine.runtime.options import specs
     from revmine.pipeline import sections
 
     text = " ".join(_subparsers(build_parser())["revmine run"].format_help().split())
@@ -211,7 +211,7 @@ def test_dash_reads_standard_input(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from revmine import progress
+    from revmine.runtime import progress
 
     clock = iter([0.0, 4.0, 11.0, 11.0, 15.0, 25.0])  # start, updates at 4 and 11 s (a line), 15 s, the end
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
@@ -389,7 +389,7 @@ def test_a_job_that_fails_before_a_checkpoint_removes_its_own_out(tmp_path: Path
 
 def test_classifier_and_unabstract_flags_come_from_their_options(capsys: pytest.CaptureFixture[str]) -> None:
     from revmine.filters.classifier import MODELS, ClassifierOptions
-    from revmine.options import specs
+    from revmine.runtime.options import specs
     from revmine.preprocess.unabstract import UnabstractOptions
 
     commands = _subparsers(build_parser())

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from revmine.preprocess.abstraction import abstract_pair
-from revmine.comments import clean_comment
-from revmine.stopwords import default_stopwords, published_stopwords
+from revmine.lang.comments import clean_comment
+from revmine.lang.stopwords import default_stopwords, published_stopwords
 
 # src1-test.txt rows reproduced token for token. With the published stop list alone
 # (revmine/data/STOPWORDS-SOURCE.md scores every candidate list this way): 1,042; the other rows differ only

@@ -22,10 +22,10 @@ from revmine.cli import main
 from revmine.dataset import export
 from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SplitOptions, split_dataset
-from revmine.engine import open_engine
+from revmine.runtime.engine import open_engine
 from revmine.filters.stage import FilterOptions, filter_candidates
 from revmine.metrics import score
-from revmine.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from revmine.algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 
 from test_dataset_filters import candidate, table_of
 

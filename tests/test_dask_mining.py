@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_miners_batch import server, write_job  # noqa: E402,F401 - server: the same mirrored forge fixture
 
-from revmine.engine import open_engine  # noqa: E402
+from revmine.runtime.engine import open_engine  # noqa: E402
 from revmine.miners import JobOptions, run_job  # noqa: E402
 from revmine.miners.jobs import MiningFailed  # noqa: E402
 

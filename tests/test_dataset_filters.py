@@ -13,9 +13,9 @@ import pytest
 
 from revmine.errors import InputError
 from revmine.filters.stage import FilterOptions, filter_candidates
-from revmine.rows import stable_id
+from revmine.io.rows import stable_id
 from revmine.schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, schema_id
-from revmine.store import write_table
+from revmine.io.store import write_table
 
 _counter = itertools.count()
 
@@ -284,7 +284,8 @@ def test_batches_and_buckets_do_not_change_what_filter_and_split_write(tmp_path,
     """Filter and split read their input a batch at a time and spill rows to buckets; tiny batches and
     buckets (hundreds of each over the 1,719 published rows, several filters dropping) write the same rows in
     the same order as one batch and one bucket do."""
-    from revmine import reorder, rows as rows_module
+    from revmine.algorithms import reorder
+    from revmine.io import rows as rows_module
     from revmine.dataset.split import split_dataset
 
     published = _published_triplets(tufano_dir)
@@ -309,7 +310,7 @@ def test_batches_and_buckets_do_not_change_what_filter_and_split_write(tmp_path,
 
 
 def test_a_bad_row_past_the_first_batch_is_named_by_its_row_in_the_file(tmp_path, monkeypatch):
-    from revmine import rows as rows_module
+    from revmine.io import rows as rows_module
 
     monkeypatch.setattr(rows_module, "BATCH_ROWS", 2)
     bad = table_of([candidate(), candidate(), candidate(), candidate(), candidate(m_s_marked=None)])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from revmine.near_duplicates import (
+from revmine.algorithms.near_duplicates import (
     NearDuplicateConfig, UnionFind, jaccard, max_difference, near_duplicate_clusters,
 )
 

@@ -22,7 +22,7 @@ from tufano_forge import (  # noqa: E402
 )
 
 from revmine.preprocess.methods import extract_methods  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 #: The target of issue 8: published triplets rebuilt exactly in all four files.
 TARGET = 0.98

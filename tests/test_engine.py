@@ -1,4 +1,4 @@
-"""revmine.engine: ordered, bounded maps in-process and on a dask.distributed cluster started here on loopback."""
+"""revmine.runtime.engine: ordered, bounded maps in-process and on a dask.distributed cluster started here on loopback."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from revmine.errors import InputError
-from revmine.engine import ADDRESS_ENV, LocalEngine, map_batches, open_engine
+from revmine.runtime.engine import ADDRESS_ENV, LocalEngine, map_batches, open_engine
 
 
 @pytest.fixture(autouse=True)

@@ -19,13 +19,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from revmine import store
+from revmine.io import store
 from revmine.cli import main
 from revmine.errors import InputError
 from revmine.schema import CANDIDATES_SCHEMA
-from revmine.staging import command_output
-from revmine.store import check_columns
-from revmine.textio import MAX_LINE_BYTES, read_lines
+from revmine.io.staging import command_output
+from revmine.io.store import check_columns
+from revmine.io.textio import MAX_LINE_BYTES, read_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "examples" / "quickstart" / "predictions_k3.txt"
@@ -340,7 +340,7 @@ def test_a_failed_run_keeps_the_stages_it_finished(capsys: pytest.CaptureFixture
 def test_job_and_credentials_files_have_a_size_limit(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
                                                      tmp_path: Path) -> None:
     from revmine.miners.http import credentials_from_env
-    from revmine.textio import MAX_TOML_BYTES, read_toml
+    from revmine.io.textio import MAX_TOML_BYTES, read_toml
 
     toml = tmp_path / "big.toml"
     toml.write_bytes(b"a = 1\n" + b"#" * (MAX_TOML_BYTES - 7) + b"\n")  # exactly the limit: read
@@ -380,7 +380,7 @@ def test_an_unwritable_output_is_refused_before_the_work(capsys: pytest.CaptureF
 
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get("dir"))
-    monkeypatch.setattr("revmine.staging.tempfile.mkstemp", read_only)
+    monkeypatch.setattr("revmine.io.staging.tempfile.mkstemp", read_only)
     assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f")]) == 1
     assert capsys.readouterr().err == (f"revmine: error: cannot write {tmp_path / 'f'}: the file system is "
                                        "read-only: choose an output path on a writable disk\n")

@@ -1,8 +1,9 @@
 """The package's layers: sub-packages never import each other, so none can grow a cycle with another.
 
 revmine's stages (miners, preprocess, filters, dataset, metrics) talk through the Parquet files of
-``revmine/schema.py``. What several of them use lives in the neutral layer, the top-level modules
-(``rows.py``, ``staging.py``, ``near_duplicates.py``...), which import no sub-package. Only the top layer,
+``revmine/schema.py``. What several of them use lives in the neutral layer: the top-level modules
+(``schema.py``, ``errors.py``) and the sub-packages that group shared modules by what they are (``io/``,
+``runtime/``, ``lang/``, ``algorithms/``), which import no stage. Only the top layer,
 ``cli.py`` and ``pipeline.py``, may import the stages. Every ``import`` of every module is read with
 :mod:`ast` (also those inside functions), so a lazy import cannot hide a dependency.
 """
@@ -17,6 +18,8 @@ import revmine
 PACKAGE = Path(revmine.__file__).resolve().parent
 #: Top-level modules that may import anything: the command line and the job runner drive every stage.
 TOP_LAYER = frozenset({"cli", "pipeline"})
+#: Sub-packages of shared modules (the neutral layer): any module may import them; they import no stage.
+NEUTRAL = frozenset({"io", "runtime", "lang", "algorithms"})
 
 
 def _modules(root: Path, name: str) -> dict[str, Path]:
@@ -50,7 +53,8 @@ def _imports(module: str, path: Path, known: set[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(found))  # ``from m import a, b``: one import of m
 
 
-def layer_violations(root: Path, name: str, top_layer: frozenset[str] = TOP_LAYER) -> list[str]:
+def layer_violations(root: Path, name: str, top_layer: frozenset[str] = TOP_LAYER,
+                     neutral: frozenset[str] = NEUTRAL) -> list[str]:
     """Every import of package ``name`` (at ``root``) that crosses the layers, as ``file:line: a -> b``."""
     modules = _modules(root, name)
     problems = []
@@ -60,6 +64,8 @@ def layer_violations(root: Path, name: str, top_layer: frozenset[str] = TOP_LAYE
             continue
         if len(parts) > 2 or (root / parts[-1]).is_dir():
             here = parts[1]  # a module of sub-package ``here`` (or the sub-package itself)
+            if here in neutral:
+                here = None  # a shared module: it may import only neutral modules
         else:
             here = None  # the root or a neutral top-level module
         for line, target in _imports(module, path, set(modules)):
@@ -69,7 +75,9 @@ def layer_violations(root: Path, name: str, top_layer: frozenset[str] = TOP_LAYE
             first = target_parts[1]
             if first in top_layer:
                 crossing = True
-            elif (root / first).is_dir():  # a sub-package: only its own modules may import it
+            elif first in neutral:
+                crossing = False  # a group of shared modules: allowed from anywhere
+            elif (root / first).is_dir():  # a stage: only its own modules may import it
                 crossing = first != here
             else:
                 crossing = False  # a neutral module: allowed from anywhere
@@ -85,13 +93,13 @@ def test_no_sub_package_imports_another() -> None:
 def test_the_scan_sees_the_package_imports() -> None:
     """The scan reads the real imports (else the test above would pass on nothing)."""
     modules = _modules(PACKAGE, "revmine")
-    assert {"revmine.filters.stage", "revmine.dataset.split", "revmine.rows", "revmine.cli"} <= set(modules)
+    assert {"revmine.filters.stage", "revmine.dataset.split", "revmine.io.rows", "revmine.cli"} <= set(modules)
     split = {target for _, target in _imports("revmine.dataset.split", modules["revmine.dataset.split"],
                                               set(modules))}
-    assert {"revmine.near_duplicates", "revmine.rows", "revmine.staging", "revmine.errors"} <= split
+    assert {"revmine.algorithms.near_duplicates", "revmine.io.rows", "revmine.io.staging", "revmine.errors"} <= split
     stage = {target for _, target in _imports("revmine.filters.stage", modules["revmine.filters.stage"],
                                               set(modules))}
-    assert {"revmine.filters.tufano2021", "revmine.filters.classifier", "revmine.filter_report"} <= stage
+    assert {"revmine.filters.tufano2021", "revmine.filters.classifier", "revmine.io.filter_report"} <= stage
 
 
 def test_crossing_imports_are_reported(tmp_path: Path) -> None:
@@ -106,18 +114,21 @@ def test_crossing_imports_are_reported(tmp_path: Path) -> None:
         "a/mod.py": ("from .. import __version__\nfrom ..neutral import json\nfrom . import other\n"
                      "from ..b.mod import f\n"
                      "def lazy():\n    import pkg.b.mod\n    from .. import b\n    from ..cli import main\n"),
-        "a/other.py": "",
+        "a/other.py": "from ..shared.util import g\n",  # a group of shared modules: allowed
+        "shared/__init__.py": "",
+        "shared/util.py": "from ..neutral import json\nfrom ..b import mod\n",  # reaching into a stage
         "b/__init__.py": "from .mod import f\n",
         "b/mod.py": "from pkg.a import other\n",
     }
     for name, text in files.items():
         (pkg / name).parent.mkdir(parents=True, exist_ok=True)
         (pkg / name).write_text(text)
-    assert sorted(layer_violations(pkg, "pkg")) == sorted([
+    assert sorted(layer_violations(pkg, "pkg", neutral=frozenset({"shared"}))) == sorted([
         "pkg/leaky.py:1: pkg.leaky -> pkg.b",
         "pkg/a/mod.py:4: pkg.a.mod -> pkg.b.mod",
         "pkg/a/mod.py:6: pkg.a.mod -> pkg.b.mod",
         "pkg/a/mod.py:7: pkg.a.mod -> pkg.b",
         "pkg/a/mod.py:8: pkg.a.mod -> pkg.cli",
         "pkg/b/mod.py:1: pkg.b.mod -> pkg.a.other",
+        "pkg/shared/util.py:2: pkg.shared.util -> pkg.b.mod",
     ])

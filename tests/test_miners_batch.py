@@ -22,7 +22,7 @@ from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.http import Client, Credentials, Limiter  # noqa: E402
 from revmine.miners.jobs import MiningFailed  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 UNTIL = T0 + timedelta(days=30)
 MARK = "ghp_BATCH-SECRET-3c1e"

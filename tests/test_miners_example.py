@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from revmine.miners import JobOptions, run_job  # noqa: E402
 from revmine.miners.replay import serve_recordings  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mining"
 

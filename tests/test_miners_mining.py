@@ -25,7 +25,7 @@ from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.http import Client, Credentials, check_url, host_of  # noqa: E402
 from revmine.miners.jobs import MiningFailed  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 UNTIL = T0 + timedelta(days=30)

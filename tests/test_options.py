@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from revmine import options
+from revmine.runtime import options
 from revmine.cli import build_parser, main
 from revmine.errors import InputError
 from revmine.pipeline import job_file_reference, sections

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from revmine.cli import main
-from revmine.output_lock import TEMPORARY, lock_path, output_lock
-from revmine.store import read_table
+from revmine.io.output_lock import TEMPORARY, lock_path, output_lock
+from revmine.io.store import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "examples" / "job.toml"

@@ -13,12 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from revmine.errors import InputError
-from revmine.idioms import default_idioms
+from revmine.lang.idioms import default_idioms
 from revmine.preprocess.abstraction import abstract_pair
 from revmine.preprocess.candidates import MethodCache, normalise_source, preprocess
-from revmine.comments import clean_comment
+from revmine.lang.comments import clean_comment
 from revmine.schema import CANDIDATES_SCHEMA, COMMENT_TYPE, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason, schema_id
-from revmine.store import read_table, write_table
+from revmine.io.store import read_table, write_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from published_rounds import (BROKEN_FIELD, BROKEN_METHOD, HEADER, come_back, marked_lines,  # noqa: E402

@@ -26,7 +26,7 @@ from gerrit_reviews import Record, expected_rows, mined_view, populate, posted_t
 from gerrit_server import ADMIN, GerritServer  # noqa: E402
 
 from revmine.cli import main  # noqa: E402
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY_LIMIT = 5  # what populate() sets for anonymous and registered users

@@ -21,7 +21,7 @@ from gerrit_server import GerritServer  # noqa: E402
 from tufano_forge import EXACT, EndToEnd, java_file, read_published, read_rows, run_job, sample, write_job  # noqa: E402
 from tufano_gerrit import TufanoGerrit, populate_tufano  # noqa: E402
 
-from revmine.store import read_table  # noqa: E402
+from revmine.io.store import read_table  # noqa: E402
 
 #: The target of issue 8, as on the look-alike forge: published triplets rebuilt exactly in all four files.
 TARGET = 0.98

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from revmine.reorder import Reorder
-from revmine.store import AtomicParquetWriter
+from revmine.algorithms.reorder import Reorder
+from revmine.io.store import AtomicParquetWriter
 
 SCHEMA = pa.schema([pa.field("name", pa.string())])
 

@@ -19,7 +19,7 @@ import pytest
 
 from revmine.cli import main
 from revmine.dataset.split import SPLITS
-from revmine.representations import Token, simplified_parse_tree, spt_tokens, token_kind, token_stream
+from revmine.lang.representations import Token, simplified_parse_tree, spt_tokens, token_kind, token_stream
 
 FIXTURE = Path("../shared/fixtures/tufano2021")
 

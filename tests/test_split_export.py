@@ -26,9 +26,9 @@ from revmine.dataset.export import ExportOptions, export_dataset
 from revmine.dataset.split import SPLITS, SplitOptions, split_dataset
 from revmine.errors import InputError
 from revmine.filters.stage import FilterOptions, filter_candidates
-from revmine.near_duplicates import NearDuplicateConfig
+from revmine.algorithms.near_duplicates import NearDuplicateConfig
 from revmine.schema import DATASET_SCHEMA, ROUNDS_SCHEMA
-from revmine.store import RowGroupWriter, write_table
+from revmine.io.store import RowGroupWriter, write_table
 from test_dataset_filters import candidate, table_of
 from test_duplicates import brute_force_pairs, threshold_pairs
 

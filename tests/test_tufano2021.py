@@ -15,11 +15,11 @@ import pytest
 
 from revmine.errors import InputError
 from revmine.cli import main
-from revmine.filter_report import PROFILE_KEY
+from revmine.io.filter_report import PROFILE_KEY
 from revmine.filters import classifier, tufano2021
 from revmine.filters.stage import FilterOptions, filter_candidates
 from revmine.schema import CANDIDATES_SCHEMA
-from revmine.store import write_table
+from revmine.io.store import write_table
 from test_dataset_filters import candidate, dropped_by, table_of
 
 NO_DEDUP = frozenset({"near_duplicate"})  # these tests are about comments: keep near-identical methods

@@ -37,7 +37,7 @@ from miners_server import T0, Forge, ForgeServer, RepoBuilder, _gerrit_time
 
 from revmine.cli import main
 from revmine.pipeline import STAGES
-from revmine.store import read_table
+from revmine.io.store import read_table
 
 TUFANO = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021"
 PROJECT = "tufano2021/test"

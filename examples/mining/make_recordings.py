@@ -21,7 +21,7 @@ from urllib.parse import quote, urlencode
 
 from revmine.miners.gerrit import QUERY_OPTIONS
 from revmine.miners.replay import build_repos
-from revmine.textio import read_toml
+from revmine.io.textio import read_toml
 
 HERE = Path(__file__).resolve().parent
 HEADERS = {"Content-Type": "application/json; charset=utf-8"}

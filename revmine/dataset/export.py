@@ -1,6 +1,6 @@
 """``revmine export``: the splits -> the formats people train with, and a dataset card.
 
-Output directory (written into a staged directory that replaces it whole, :mod:`revmine.staging`, so no file of
+Output directory (written into a staged directory that replaces it whole, :mod:`revmine.io.staging`, so no file of
 an earlier export survives; the same splits give byte-identical files)::
 
     README.md                                      dataset card: YAML header (configs, splits) + documentation
@@ -32,7 +32,7 @@ line break, including U+2028, becomes a space). ``src2`` lines end with one spac
 package's ``src2`` files does, so the files are byte-identical to the package's (OpenNMT splits on
 whitespace, so the space changes nothing for a model).
 
-Representations (``representations=("tokens", "spt")``, :mod:`revmine.representations`) are computed from
+Representations (``representations=("tokens", "spt")``, :mod:`revmine.lang.representations`) are computed from
 the code columns of each row: one JSON line per row, in the rows' order, with the row's ``id`` and, for
 ``tokens``, ``<column>_tokens`` and ``<column>_token_kinds`` (parallel lists), for ``spt``,
 ``<column>_spt`` (CodeNet's JSON graph), for the columns m_s, m_r, m_s_abstract and m_r_abstract. The card
@@ -46,7 +46,7 @@ whatever the batches: a file of up to that many rows is one row group with the b
 whole table, a larger one has several (it held one group of up to 1,048,576 rows when the export read its splits
 whole; ``datasets`` and pyarrow read both alike). The per-row work (OpenNMT and JSON Lines lines, token streams,
 SPTs) is :func:`format_rows`, mapped over each batch's rows of a kind on ``ExportOptions.engine`` when one is given
-(:mod:`revmine.engine`: in input order, a bounded window in flight); only this process reads and writes files, so
+(:mod:`revmine.runtime.engine`: in input order, a bounded window in flight); only this process reads and writes files, so
 the bytes are the same on every engine and workers need no shared disk.
 """
 
@@ -62,16 +62,16 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..engine import Engine, LocalEngine
+from ..runtime.engine import Engine, LocalEngine
 from ..errors import InputError
-from ..filter_report import report_markdown
-from ..options import check, option
-from ..representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
-from ..rows import HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, TRIPLET
+from ..io.filter_report import report_markdown
+from ..runtime.options import check, option
+from ..lang.representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
+from ..io.rows import HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, TRIPLET
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
-from ..staging import staged_directory
-from ..store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
-from ..textio import read_lines
+from ..io.staging import staged_directory
+from ..io.store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
+from ..io.textio import read_lines
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import SPLITS, SUMMARY_FILE
 
@@ -155,7 +155,7 @@ class ExportOptions:
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",
                                               type=str, items=True, choices=REPRESENTATIONS)
-    #: where the per-row work (text lines, representations) runs (:mod:`revmine.engine`; None: here); the files
+    #: where the per-row work (text lines, representations) runs (:mod:`revmine.runtime.engine`; None: here); the files
     #: are read and written here, so workers need no access to them
     engine: Engine | None = field(default=None, compare=False, repr=False)
 
@@ -465,7 +465,7 @@ _REPRESENTATIONS_DOC = (
     "- `representations/<config>/<split>.jsonl`: one JSON object per row, in the order of the other files: `id` "
     "and, for m_s, m_r, m_s_abstract and m_r_abstract, the token stream (`<column>_tokens`, "
     "`<column>_token_kinds`: keyword, identifier, literal kinds, operator, separator) and/or the simplified parse "
-    "tree (`<column>_spt`) of Project CodeNet, in its JSON graph format (`revmine.representations` documents both).")
+    "tree (`<column>_spt`) of Project CodeNet, in its JSON graph format (`revmine.lang.representations` documents both).")
 
 
 def _representations_section(spt_totals: dict[tuple[str, str], dict[str, int]] | None) -> list[str]:

@@ -3,15 +3,15 @@
 A training set mined today may hold a benchmark's test examples (the same review, mined again, or a
 near-copy of the code), which inflates every score measured on that benchmark. The check compares each row
 of NEW, split by split, with every row of BENCHMARK on what the split compares (the tokens of
-``m_s_abstract`` and ``m_r_abstract``, :data:`revmine.rows.DUPLICATE_FIELDS`) with the split's criterion
-(:class:`revmine.near_duplicates.NearDuplicateConfig`: set Jaccard >= 0.9 and multiset Jaccard >= 0.8):
+``m_s_abstract`` and ``m_r_abstract``, :data:`revmine.io.rows.DUPLICATE_FIELDS`) with the split's criterion
+(:class:`revmine.algorithms.near_duplicates.NearDuplicateConfig`: set Jaccard >= 0.9 and multiset Jaccard >= 0.8):
 
 * **exact**: the same tokens in the same order in every field as some benchmark row;
 * **near**: not exact, but both thresholds met with some benchmark row (the best one is reported).
 
-Only the benchmark is indexed (:class:`revmine.near_duplicates.NearDuplicateIndex`); NEW is streamed in
+Only the benchmark is indexed (:class:`revmine.algorithms.near_duplicates.NearDuplicateIndex`); NEW is streamed in
 batches and never compared with itself: 1,000,000 new rows against 20,000 take 123 s (73 s CPU, peak 499 MiB;
-``benchmarks/bench_overlap.py``, median of 3 on a shared 2-core machine). The batches are matched on an engine (:mod:`revmine.engine`:
+``benchmarks/bench_overlap.py``, median of 3 on a shared 2-core machine). The batches are matched on an engine (:mod:`revmine.runtime.engine`:
 in this process, or on Dask workers that each receive the index once); the result is the same. NEW and BENCHMARK are each a splits folder
 (``train``/``eval``/``test.parquet``, e.g. the split's or an import's output) or one Parquet file with those
 columns. The comment is not compared: like the split, the unit of leakage is the code (the same code
@@ -34,13 +34,13 @@ from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
 
-from ..engine import open_engine
+from ..runtime.engine import open_engine
 from ..errors import InputError
-from ..near_duplicates import NearDuplicateConfig, NearDuplicateIndex
-from ..rows import DUPLICATE_FIELDS, SPLITS
+from ..algorithms.near_duplicates import NearDuplicateConfig, NearDuplicateIndex
+from ..io.rows import DUPLICATE_FIELDS, SPLITS
 from ..schema import OVERLAP_SCHEMA
-from ..staging import staged_directory
-from ..store import AtomicParquetWriter, Parts, write_json, write_table
+from ..io.staging import staged_directory
+from ..io.store import AtomicParquetWriter, Parts, write_json, write_table
 from .split import DROPPED_FILE, SUMMARY_FILE
 
 __all__ = ["OVERLAP_FILE", "OVERLAP_ROWS_FILE", "OverlapOptions", "check_overlap", "drop_overlap", "overlap_markdown"]
@@ -98,7 +98,7 @@ def _documents(texts: list[list[str | None]]) -> list[tuple[list[str], ...]]:
 def match_batch(batch: tuple[int, list[list[str | None]], list[str | None]], index: NearDuplicateIndex
                 ) -> tuple[int, list[tuple[int, str | None, str, int, float, float]]]:
     """The batch's row count, and ``(row, id, match, benchmark row, set_jaccard, multiset_jaccard)`` for each
-    of its overlapping rows: the unit an engine maps (:mod:`revmine.engine`)."""
+    of its overlapping rows: the unit an engine maps (:mod:`revmine.runtime.engine`)."""
     start, texts, ids = batch
     found = []
     for i, doc in enumerate(_documents(texts)):
@@ -113,7 +113,7 @@ def check_overlap(new: str | Path, against: str | Path, options: OverlapOptions 
                   address: str | None = None) -> tuple[dict[str, Any], pa.Table]:
     """The overlap summary (per split of ``new``) and the table of overlapping rows (``overlap/1``).
 
-    ``engine``/``workers``/``address``: where the batches of ``new`` are matched (:mod:`revmine.engine`; the
+    ``engine``/``workers``/``address``: where the batches of ``new`` are matched (:mod:`revmine.runtime.engine`; the
     index is sent once to each worker); the result does not depend on it."""
     options = options or OverlapOptions()
     benchmark = dataset_parts(against)

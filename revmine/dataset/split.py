@@ -16,17 +16,17 @@ any size. With ``project`` and ``time`` a cluster may still span splits: it is k
 member is (train before eval before test) and its members elsewhere are dropped as
 ``cross_split_near_duplicate``. Within a split, one row per duplicate group is kept (the smallest id; a
 group is the pairs of a cluster, or the triplets of a cluster with an identical cleaned comment:
-:func:`revmine.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
+:func:`revmine.io.rows.duplicate_key`): the others are dropped as ``near_duplicate`` (nothing, when the filter step
 already did it). Triplets with near-identical code but different comments are all kept, in one split.
 Dropped rows go to ``dropped.parquet`` with the reason, a summary to ``split.json``.
 
 The input is normally the filter step's ``kept.parquet`` (with ``id`` and ``cluster_id``); raw candidates
 work too (ids are then computed here). Either way the split does not take the clusters on trust: it runs
-the exact near-duplicate join (:mod:`revmine.near_duplicates`) over its rows and merges what it finds
+the exact near-duplicate join (:mod:`revmine.algorithms.near_duplicates`) over its rows and merges what it finds
 with the given clusters, so no near-duplicate pair can straddle two splits whatever produced the input (an
 older revmine clustered with MinHash LSH, which missed a few pairs). Merged clusters keep the smallest given
 cluster id. The five files are written into a staged directory that replaces ``out_dir`` whole
-(:mod:`revmine.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
+(:mod:`revmine.io.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
 """
 
 from __future__ import annotations
@@ -41,18 +41,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..engine import Engine
+from ..runtime.engine import Engine
 from ..errors import InputError
-from ..near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
-from ..options import check, option
-from ..reorder import Reorder
-from ..rows import (
+from ..algorithms.near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
+from ..runtime.options import check, option
+from ..algorithms.reorder import Reorder
+from ..io.rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
 from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
-from ..staging import staged_directory
-from ..store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json
+from ..io.staging import staged_directory
+from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
@@ -76,7 +76,7 @@ class SplitOptions:
                                        stdin=".parquet")
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
-    #: where the near-duplicate join runs (:mod:`revmine.engine`; None: here); the dealing of clusters to
+    #: where the near-duplicate join runs (:mod:`revmine.runtime.engine`; None: here); the dealing of clusters to
     #: splits is a few passes over the ids, cheaper than sending them anywhere, and stays here
     engine: Engine | None = field(default=None, compare=False, repr=False)
 
@@ -90,8 +90,8 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
                   options: SplitOptions | None = None) -> dict[str, Any]:
     """Split ``dataset`` into ``OUT/{train,eval,test}.parquet`` (+ ``dropped.parquet``, ``split.json``).
 
-    Two passes over the input (:class:`revmine.rows.CandidateFile`): the decisions are taken on the rows'
-    light columns, then whole rows stream to their files through :class:`revmine.reorder.Reorder`, so the
+    Two passes over the input (:class:`revmine.io.rows.CandidateFile`): the decisions are taken on the rows'
+    light columns, then whole rows stream to their files through :class:`revmine.algorithms.reorder.Reorder`, so the
     code and maps are never held whole."""
     options = options or SplitOptions()
     source = CandidateFile(dataset, accept=(f"{FILTERED_NAME}/{FILTERED_VERSION}", CANDIDATES_TAG))

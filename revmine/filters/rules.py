@@ -30,7 +30,7 @@ Three kinds of rule:
 
 Matching is done on the prose: fenced blocks, inline code and URLs are taken out first (a comment
 holding code or a GitHub ``suggestion`` block is never "empty" or a bare approval). Words are the runs
-of word characters in any script; stop words are :func:`revmine.stopwords.default_stopwords`; one-letter words and contraction
+of word characters in any script; stop words are :func:`revmine.lang.stopwords.default_stopwords`; one-letter words and contraction
 fragments ("don", "isn") are not content.
 """
 
@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..stopwords import default_stopwords
+from ..lang.stopwords import default_stopwords
 
 __all__ = ["DROPPING_RULES", "RULE_NAMES", "asks_for_change", "categories", "drops", "is_noise_by_rules"]
 

@@ -28,25 +28,25 @@ classifier was not published, no classifier unless ``noise_model`` is given. The
 else: every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
 in the Markdown report, and each dropped comment's ``detail`` names the rule that removed it.
 
-The report (:mod:`revmine.filter_report`) also counts the comments the preprocess stage dropped, when its
+The report (:mod:`revmine.io.filter_report`) also counts the comments the preprocess stage dropped, when its
 ``dropped.parquet`` is given or found beside the candidates; they are not copied to this stage's
 ``dropped.parquet``: the preprocess one already lists them.
 
-Near-duplicates (:mod:`revmine.near_duplicates`, an exact join) are clustered over both kinds at once, on the
+Near-duplicates (:mod:`revmine.algorithms.near_duplicates`, an exact join) are clustered over both kinds at once, on the
 abstracted m_s and m_r by default (CodeNet's criterion, transitively). The cluster is the unit of leakage: its
 id goes with every row to the split, so near-duplicate code (a pair and a triplet of one change, two triplets
 with the same code) always lands in one split. Which rows of a cluster are *duplicates* depends on the kind
-(:func:`revmine.rows.duplicate_key`): a pair duplicates the other pairs of its cluster; a triplet duplicates
+(:func:`revmine.io.rows.duplicate_key`): a pair duplicates the other pairs of its cluster; a triplet duplicates
 the triplets of its cluster whose cleaned comment (``comment_abstract``) is identical token for token. Two
 triplets with near-identical code but different comments are two examples (the 2021 dataset keeps both) and
 both stay. One row per duplicate group is kept (the smallest id).
 
-Each row gets a stable ``id`` (:func:`revmine.rows.stable_id`, a hash of its provenance) so that the
+Each row gets a stable ``id`` (:func:`revmine.io.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
 not depend on row order. The filters decide on the columns they read (held in memory, tokenised once); the
 code, maps and marked m_s are never held whole, only streamed from the input to the outputs a batch at a
 time. The four output files are written into a staged directory that replaces ``out_dir`` whole
-(:mod:`revmine.staging`).
+(:mod:`revmine.io.staging`).
 """
 
 from __future__ import annotations
@@ -62,21 +62,21 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..engine import Engine, chunks
+from ..runtime.engine import Engine, chunks
 from ..errors import InputError
-from ..filter_report import (PREPROCESS_KEY, PROFILE_KEY, build_report, preprocess_comments, preprocess_steps,
+from ..io.filter_report import (PREPROCESS_KEY, PROFILE_KEY, build_report, preprocess_comments, preprocess_steps,
                              report_markdown)
-from ..near_duplicates import NearDuplicateConfig, near_duplicate_clusters
-from ..options import check, option
-from ..progress import progress_bar
-from ..reorder import Reorder
-from ..rows import (
+from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from ..runtime.options import check, option
+from ..runtime.progress import progress_bar
+from ..algorithms.reorder import Reorder
+from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
-from ..staging import staged_directory
-from ..store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
+from ..io.staging import staged_directory
+from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
 from . import tufano2021
 
 __all__ = [
@@ -317,7 +317,7 @@ class FilterOptions:
     #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
     preprocess_dropped: str | Path | None = None
     skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)
-    #: where the noise step and the near-duplicate join run (:mod:`revmine.engine`; None: in this process);
+    #: where the noise step and the near-duplicate join run (:mod:`revmine.runtime.engine`; None: in this process);
     #: the other filters are cheap per-row checks or group-bys over the whole table and stay here
     engine: Engine | None = field(default=None, compare=False, repr=False)
 
@@ -333,9 +333,9 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     """Run the filters; write ``kept.parquet``, ``dropped.parquet``, ``filter_report.parquet`` and ``.md``
     in ``out_dir``; return the counts and paths.
 
-    Two passes over the candidates (:class:`revmine.rows.CandidateFile`): the filters decide on every row's
+    Two passes over the candidates (:class:`revmine.io.rows.CandidateFile`): the filters decide on every row's
     light columns, then whole rows stream to ``kept.parquet`` (in input order) and ``dropped.parquet`` (by
-    filter, then input order, through :class:`revmine.reorder.Reorder`)."""
+    filter, then input order, through :class:`revmine.algorithms.reorder.Reorder`)."""
     options = options or FilterOptions()
     source = CandidateFile(candidates, given_clusters=False)  # clusters are this stage's to find
     out_dir = Path(out_dir)

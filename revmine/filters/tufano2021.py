@@ -38,8 +38,8 @@ What it runs on (the notebook shows the variables, not how they were made; these
   rule for "thank" that misses "Thanks" would be no rule.
 * ``comment_size`` is ``len(comment.split())``: whitespace tokens, punctuation included (``"ok."`` is one).
 * ``comment_with_no_stopwords`` is the comment as the dataset's cleaning leaves it
-  (:func:`revmine.comments.clean_comment` without an abstraction map: URLs, backticks and
-  ``.,"'~`` out, stop words out: :func:`revmine.stopwords.default_stopwords`, the published list of
+  (:func:`revmine.lang.comments.clean_comment` without an abstraction map: URLs, backticks and
+  ``.,"'~`` out, stop words out: :func:`revmine.lang.stopwords.default_stopwords`, the published list of
   ``revmine/data/stopwords.txt`` with the exceptions of ``revmine/data/stopwords-2021-exceptions.txt``,
   the stop list that reproduces the authors' ``src1`` lines). "No content" means that is empty.
 
@@ -67,7 +67,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..comments import clean_comment
+from ..lang.comments import clean_comment
 
 __all__ = ["BRANCHES", "NAME", "Branch", "decide", "is_noise"]
 

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..rows import PAIR, TRIPLET
-from ..textio import read_jsonl
+from ..io.rows import PAIR, TRIPLET
+from ..io.textio import read_jsonl
 from .records import candidate, one_line
 
 TASKS = ("cls", "msg", "ref")

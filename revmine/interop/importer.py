@@ -6,7 +6,7 @@ replication package gives its OpenNMT files back byte for byte. ``candidates.par
 ``revmine filter`` and ``revmine split`` read, to filter or re-split the rows revmine's way. ``cluster_id``
 is each row's own id: an import does not cluster (the split and the overlap check run the near-duplicate
 join themselves). A split the source does not have is written with no rows. The folder is replaced whole
-(:mod:`revmine.staging`).
+(:mod:`revmine.io.staging`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..rows import SPLITS, with_ids
+from ..io.rows import SPLITS, with_ids
 from ..schema import CANDIDATES_SCHEMA, DATASET_SCHEMA
-from ..staging import staged_directory
-from ..store import write_json, write_table
+from ..io.staging import staged_directory
+from ..io.store import write_json, write_table
 from .codereviewer import read_codereviewer
 from .tufano2021 import read_package
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rows import TRIPLET
+from ..io.rows import TRIPLET
 from ..schema import CANDIDATES_SCHEMA
 
 #: ``match_rule`` of every imported row: m_s and m_r were paired by the publisher, not by revmine.

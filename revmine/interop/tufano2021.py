@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..rows import PAIR, TRIPLET
-from ..textio import read_lines, read_text
+from ..io.rows import PAIR, TRIPLET
+from ..io.textio import read_lines, read_text
 from .records import candidate, one_line
 
 #: revmine's split -> the package's name for it

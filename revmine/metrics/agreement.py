@@ -31,9 +31,9 @@ import pyarrow.parquet as pq
 
 from ..errors import InputError
 from ..schema import AGREEMENT_SCHEMA
-from ..store import check_columns
-from ..textio import max_line_bytes
-from ..options import check, option
+from ..io.store import check_columns
+from ..io.textio import max_line_bytes
+from ..runtime.options import check, option
 from .base import Metric, check_lengths
 from .profiles import PROFILES
 from .registry import split_specs

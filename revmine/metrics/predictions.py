@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..errors import InputError
-from ..store import Parts
-from ..textio import iter_jsonl, iter_lines
+from ..io.store import Parts
+from ..io.textio import iter_jsonl, iter_lines
 
 FORMATS = ("tufano", "text", "jsonl", "parquet")
 

@@ -43,7 +43,7 @@ Metrics computed from the same per-pair statistics (``SharedStatistics`` with eq
 its similarity and both SED on one tokeniser) are scored as one group, in this process or in one task
 per piece: the stage computes the statistics once per batch and passes them to each metric.
 
-On an engine (:mod:`revmine.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
+On an engine (:mod:`revmine.runtime.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
 pieces are the same and are mapped over the engine, the metrics travelling to each worker once for the
 whole file, at most the engine's window of pieces in flight; the rank-1 statistics and the summary are
 computed here: ``scores.parquet`` and ``summary.json`` are byte-identical on every engine.
@@ -64,12 +64,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple,
 import numpy as np
 import pyarrow as pa
 
-from ..engine import ENGINES, Engine, open_engine
-from ..options import check, option
+from ..runtime.engine import ENGINES, Engine, open_engine
+from ..runtime.options import check, option
 from ..package import __version__
-from ..progress import progress_bar
+from ..runtime.progress import progress_bar
 from ..schema import scores_schema
-from ..store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
+from ..io.store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
 from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .normalize import NORMALIZATIONS

@@ -35,7 +35,7 @@ from typing import Any
 import nltk.data
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-from ..cache import cache_dir
+from ..runtime.cache import cache_dir
 
 ENV_VAR = "REVMINE_WORDNET"
 #: Values of ``REVMINE_WORDNET`` (or of ``path``) that switch WordNet off on purpose.

@@ -80,7 +80,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from ..errors import InputError, OperationError
-from ..textio import read_toml
+from ..io.textio import read_toml
 
 Dialect = Literal["gerrit", "github"]
 CacheMode = Literal["use", "offline", "off"]

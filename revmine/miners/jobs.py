@@ -37,7 +37,7 @@ with this process (checked); the limits are the job's, held by the cluster
 asked: the files are those of an in-process run. Workers take credentials from their own environment. A
 job of recordings is mined in this process (its forge answers on this machine's loopback).
 
-Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.store) *before*
+Why this is crash-safe: a batch's parts (rows, drops) are written atomically (revmine.io.store) *before*
 the checkpoint that names its changes is written atomically. A kill between the two leaves parts whose
 numbers are not below the checkpoint's ``next_part`` / ``next_drop_part``; they are deleted on resume
 and their changes are mined again, so the output never holds a change's rows or drops twice nor misses
@@ -72,10 +72,10 @@ import pyarrow.parquet as pq
 
 from ..errors import InputError, OperationError
 from ..package import __version__
-from ..progress import progress_bar
+from ..runtime.progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
-from ..store import write_json, write_table
-from ..textio import read_toml
+from ..io.store import write_json, write_table
+from ..io.textio import read_toml
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .git import GitError, GitRefused, GitRepo
 from .github import DEFAULT_API, GitHubMiner
@@ -160,7 +160,7 @@ class JobOptions:
     credentials: dict[str, Credentials] = field(default_factory=dict)  # by source; else from env
     ambient_credentials: bool = True  # read the environment / $REVMINE_CREDENTIALS (off for recordings)
     client_options: dict[str, Any] = field(default_factory=dict)  # timeout, backoff, clock, sleep...
-    engine: Any = None  # a revmine.engine.DaskEngine: projects mined on its workers (see _mine_on_cluster)
+    engine: Any = None  # a revmine.runtime.engine.DaskEngine: projects mined on its workers (see _mine_on_cluster)
     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
 
 

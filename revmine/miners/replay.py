@@ -35,7 +35,7 @@ from typing import Any, Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..errors import InputError
-from ..textio import read_toml
+from ..io.textio import read_toml
 
 Key = tuple[str, str, tuple[tuple[str, str], ...]]
 
@@ -174,7 +174,7 @@ class RecordedForge:
 def serve_recordings(folder: str | Path, work: str | Path | None = None) -> Iterator[RecordedForge]:
     """Serve ``folder``'s recordings on 127.0.0.1 and build its repositories for the ``with`` block, in a
     temporary folder inside ``work`` (a job's output: named as revmine's temporaries, so that the next run
-    removes it if this one is killed; see :mod:`revmine.output_lock`), else in the system's."""
+    removes it if this one is killed; see :mod:`revmine.io.output_lock`), else in the system's."""
     exchanges = load_recordings(folder)
     handler = type("RecordedHandler", (_Handler,), {"exchanges": exchanges})
     if work is not None:  # absolute: git runs in other folders and takes these paths as clone URLs

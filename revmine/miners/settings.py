@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
 
-from ..options import check, option
+from ..runtime.options import check, option
 from .http import DEFAULT_MAX_PER_HOST, CacheMode
 from .jobs import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE
 

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Union
 
-from ..idioms import default_idioms
+from ..lang.idioms import default_idioms
 from .javalex import CHAR, FLOAT, IDENT, INT, KEYWORD, STRING, Token, tokenize
 from .javanames import NameSets, collect_names
 

@@ -15,7 +15,7 @@ size, not the input. Per file:
 4. A *triplet* is written for every linked comment whose method still exists after the round (also when
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
    text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
-   the pair's map (:func:`revmine.comments.clean_comment`).
+   the pair's map (:func:`revmine.lang.comments.clean_comment`).
 5. A triplet's ``m_s_marked`` is the 2-encoder input (``src2`` of the 2021 package): ``m_s_abstract`` with
    ``<START>``/``<END>`` around the tokens its comment's range touches (:meth:`.abstraction.AbstractedPair.marked`).
    The range is the comment's own (several comments on one method: each triplet has its marks): Gerrit's
@@ -29,7 +29,7 @@ file gives a ``file`` row and one ``comment`` row per comment on it, so comments
 Methods added in the revision have no m_s and are neither candidates nor dropped.
 
 The work is :func:`process_batch` (:func:`process_file` over a record batch), mapped by a
-:mod:`revmine.engine`: in-process by default, on a Dask cluster with ``engine="dask"``. Reading and writing
+:mod:`revmine.runtime.engine`: in-process by default, on a Dask cluster with ``engine="dask"``. Reading and writing
 stay here, in input order, so the outputs do not depend on the engine.
 """
 
@@ -44,14 +44,14 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 import pyarrow as pa
 
-from ..comments import clean_comment
-from ..engine import ENGINES, check_engine, open_engine
-from ..idioms import default_idioms, load_idioms
-from ..options import check, option
-from ..progress import progress_bar
+from ..lang.comments import clean_comment
+from ..runtime.engine import ENGINES, check_engine, open_engine
+from ..lang.idioms import default_idioms, load_idioms
+from ..runtime.options import check, option
+from ..runtime.progress import progress_bar
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason
-from ..store import AtomicParquetWriter, Parts
-from ..textio import read_lines
+from ..io.store import AtomicParquetWriter, Parts
+from ..io.textio import read_lines
 from .abstraction import AbstractedPair, abstract_pair
 from .linking import Link, comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
@@ -115,7 +115,7 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
 
     ``engine``: ``"local"`` (in this process) or ``"dask"``: batches of rounds are processed on a
     dask.distributed cluster (``workers`` processes on this machine, or the scheduler at ``address`` /
-    ``$REVMINE_DASK_SCHEDULER``; see :mod:`revmine.engine`) and written here in input order, so both
+    ``$REVMINE_DASK_SCHEDULER``; see :mod:`revmine.runtime.engine`) and written here in input order, so both
     engines write byte-identical files. On Dask each batch has its own method cache, so a file shared by
     the last round of one batch and the first of the next is read by Lizard twice; nothing else differs.
     The per-file ``timeout`` is wall-clock time: give a cluster of your own one thread per worker process,

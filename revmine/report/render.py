@@ -12,7 +12,7 @@ import jinja2
 import numpy as np
 
 from ..package import __version__
-from ..store import write_text
+from ..io.store import write_text
 
 REPORT_NAME = "report.html"
 

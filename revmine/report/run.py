@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from ..rows import KINDS, SPLITS
+from ..io.rows import KINDS, SPLITS
 from .diffs import sample_view
 from .links import Hosts, change_url, hosts as read_hosts
 from .render import histogram, write_report

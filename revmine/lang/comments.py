@@ -6,7 +6,7 @@ the same cleaning to tell whether anything is left of a comment, so it lives apa
 A comment is abstracted with the map of its method pair (:func:`revmine.preprocess.abstraction.abstract_pair`)
 so that the model sees the same ids in the comment as in the code. The rules were inferred from the replication
 package (``../shared/design/abstraction.md``, "Reviewer comments"). The stop list is
-:func:`revmine.stopwords.default_stopwords`: a published list shipped unedited plus the 2021 dataset's
+:func:`revmine.lang.stopwords.default_stopwords`: a published list shipped unedited plus the 2021 dataset's
 documented exceptions (kept words such as ``need``, ``please``, ``instead``; see that module).
 
 Several steps reproduce quirks of the reference on purpose, because exact agreement is the goal:

@@ -7,10 +7,10 @@ is appended, as it streams by, to a spill file of its destination's *bucket* (po
 B)``, Arrow IPC compressed with LZ4, in a temporary folder); at the end each destination's buckets are read
 back one at a time, sorted by position and written to it. Two passes over the data, the memory of one
 bucket; what a destination receives depends on the positions only, never on how the input was batched
-(the stages write to :class:`revmine.store.RowGroupWriter`, whose row groups do not depend on the buckets
+(the stages write to :class:`revmine.io.store.RowGroupWriter`, whose row groups do not depend on the buckets
 either). An external bucket sort rather than a library's: pyarrow's sort does not spill,
 and DuckDB or polars would write their own Parquet, without the schema tags and atomic writes of
-:mod:`revmine.store`.
+:mod:`revmine.io.store`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .store import AtomicParquetWriter
+from ..io.store import AtomicParquetWriter
 
 __all__ = ["BUCKET_ROWS", "Reorder"]
 

@@ -13,7 +13,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, published before it joined the standard library
     import tomli as tomllib
 
-from .errors import InputError
+from ..errors import InputError
 
 
 #: The longest line the readers of users' text files accept, in bytes (``REVMINE_MAX_LINE_BYTES`` overrides

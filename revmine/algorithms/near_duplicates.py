@@ -56,7 +56,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .engine import Engine, chunks
+from ..runtime.engine import Engine, chunks
 
 __all__ = ["Clusters", "NearDuplicateConfig", "NearDuplicateIndex", "UnionFind", "jaccard", "max_difference",
            "near_duplicate_clusters"]
@@ -173,7 +173,7 @@ def near_duplicate_clusters(docs: Sequence[Sequence[str]], config: NearDuplicate
                             engine: Engine | None = None) -> Clusters:
     """Cluster documents (token sequences) whose bags meet both Jaccard thresholds, transitively; exact.
 
-    ``engine``: a Dask engine (:mod:`revmine.engine`) runs the join partitioned (:func:`_partitioned_pairs`);
+    ``engine``: a Dask engine (:mod:`revmine.runtime.engine`) runs the join partitioned (:func:`_partitioned_pairs`);
     the clusters, hence ``labels``, are the same as in-process, ``pairs`` another spanning set of them.
     """
     config = config or NearDuplicateConfig()
@@ -321,7 +321,7 @@ class NearDuplicateIndex:
     """Reference documents indexed so that any query finds every reference it is a near-duplicate of; exact.
 
     A document is a sequence of fields, each a sequence of tokens; a token counts as (its field, itself), as
-    :meth:`revmine.rows.CandidateRows.bags` tags it for the split, without building the tagged strings
+    :meth:`revmine.io.rows.CandidateRows.bags` tags it for the split, without building the tagged strings
     (a million queries would spend a third of their time on them).
 
     A reference of set size ``r`` is indexed for every ``k(s)``, ``s`` in ``[r, r / t]``, and a query of size

@@ -16,8 +16,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import InputError
-from .schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
+from ..errors import InputError
+from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
 from .store import Parts, check_columns
 
 __all__ = [

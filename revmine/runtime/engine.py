@@ -1,6 +1,6 @@
 """Map a function over batches, in input order, in-process or on Dask: how a stage scales out.
 
-A stage keeps its own reading and writing (Parquet, through :mod:`revmine.store`) and hands only the pure,
+A stage keeps its own reading and writing (Parquet, through :mod:`revmine.io.store`) and hands only the pure,
 per-batch work to an engine::
 
     with open_engine("dask", workers=4) as engine:
@@ -48,7 +48,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
-from .errors import InputError
+from ..errors import InputError
 from .options import check, option
 
 __all__ = ["ADDRESS_ENV", "ENGINES", "DaskEngine", "Engine", "EngineOptions", "LocalEngine", "check_engine",

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import InputError, OperationError, output_error
+from ..errors import InputError, OperationError, output_error
 from .output_lock import output_lock
 from .store import new_mode, writing
 
@@ -84,7 +84,7 @@ def command_output(out: str | Path | None, keep: Callable[[Path], bool] = lambda
                    directory: bool = True) -> Iterator[None]:
     """Run a command that writes to ``out`` as its one writer, so that a failure leaves nothing it created.
 
-    The command holds ``out``'s lock (:func:`revmine.output_lock.output_lock`: a second writer waits, or
+    The command holds ``out``'s lock (:func:`revmine.io.output_lock.output_lock`: a second writer waits, or
     fails at once unless ``wait``) and removes the temporaries of a writer that was killed. If the block
     raises, the topmost folder (or file) of ``out`` that did not exist before is removed, unless
     ``keep(out)``: a resumable command's checkpoints are progress, not debris. A disk refusing a write under

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .rows import KINDS, PAIR, TRIPLET
-from .schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
+from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .store import read_table
 
 __all__ = ["PREPROCESS_KEY", "PROFILE_KEY", "build_report", "preprocess_comments", "preprocess_steps",

@@ -21,7 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Iterable
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["default_stopwords", "load_stopwords", "published_stopwords"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .errors import InputError
+from ..errors import InputError
 
 _KEY = "revmine.option"
 

@@ -20,8 +20,8 @@ from typing import Iterator, Sequence, TextIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InputError, output_error
-from .schema import schema_id
+from ..errors import InputError, output_error
+from ..schema import schema_id
 
 
 @contextlib.contextmanager

@@ -3,11 +3,11 @@ writer that was killed.
 
 Two commands writing one ``--out`` at once raced (two ``git init`` in one clone folder, a manifest saying a
 project failed while its rows were written). Every command that writes an output takes this lock first
-(:func:`revmine.staging.command_output`); readers take none. A second writer waits, saying who holds it,
+(:func:`revmine.io.staging.command_output`); readers take none. A second writer waits, saying who holds it,
 or with ``--no-lock-wait`` stops at once with one error line.
 
 Why beside the output (``.NAME.lock`` in its parent) and not inside: a stage replaces its folder whole
-(:func:`revmine.staging.staged_directory`), which would take a lock inside with it, and a file output has no
+(:func:`revmine.io.staging.staged_directory`), which would take a lock inside with it, and a file output has no
 inside. Why ``flock``: the kernel releases it when its holder dies, ``kill -9`` included, so a lock is never
 stale. The file names its holder (PID, host, command) for whoever waits; a holder that ends removes it, so
 a file found with a holder's name when the lock is taken was left by a writer that was killed: the new
@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import OperationError, output_error
+from ..errors import OperationError, output_error
 
 #: revmine's temporaries, by name: ``.<name>.<8 characters of mkstemp/mkdtemp>.(tmp|new|old)`` (atomic
 #: writes, staged folders, the replayed forge's repositories) and ``.revmine-run-<32 hex>`` (a Dask mining
