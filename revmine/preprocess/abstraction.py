@@ -45,6 +45,8 @@ from .javanames import NameSets, collect_names
 __all__ = [
     "Abstracted",
     "AbstractedPair",
+    "Ids",
+    "Unit",
     "abstract",
     "abstract_pair",
     "unabstract",
@@ -248,11 +250,11 @@ class _Abstraction:
     def __init__(self, idioms: frozenset[str]):
         self.idioms = idioms
         self.names = NameSets()
-        self.types = _Ids("TYPE_")
-        self.methods = _Ids("METHOD_")
-        self.vars = _Ids("VAR_")
-        self.annotations = _Ids("ANNOTATION_")
-        self.literals = {kind: _Ids(prefix) for kind, prefix in _LITERAL_PREFIX.items()}
+        self.types = Ids("TYPE_")
+        self.methods = Ids("METHOD_")
+        self.vars = Ids("VAR_")
+        self.annotations = Ids("ANNOTATION_")
+        self.literals = {kind: Ids(prefix) for kind, prefix in _LITERAL_PREFIX.items()}
         self.type_id, self.var_id, self.method_id = self.types.id, self.vars.id, self.methods.id
 
     def collect(self, prepared: _Prepared) -> bool:
@@ -360,7 +362,7 @@ class _Abstraction:
         return replace, mapping, ids
 
 
-class _Ids:
+class Ids:
     """One kind's ids: numbered from 1 in order of first appearance (rule 9); a removed id leaves a gap."""
 
     __slots__ = ("prefix", "ids", "count")

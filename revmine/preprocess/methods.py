@@ -62,8 +62,8 @@ import lizard
 
 from ..schema import DropReason
 
-__all__ = ["ExtractionError", "FileMethods", "Match", "Matching", "Method", "Unbalanced", "extract_methods",
-           "match_methods"]
+__all__ = ["ExtractionError", "FileMethods", "Match", "Matching", "Method", "Unbalanced", "check_deadline",
+           "extract_methods", "join_tokens", "match_methods"]
 
 #: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
 MAX_DEPTH = 100
@@ -180,7 +180,7 @@ class _Tokens:
                 self.text.append(tok)
                 self.start.append(m.start(1))
             if deadline is not None and n % _DEADLINE_EVERY == 0:
-                _check(deadline, "reading the file")
+                check_deadline(deadline, "reading the file")
         self.partner, self.unbalanced, self.ends = self._brackets(source, max_depth)
         self.annotation = self._annotations()
         self.records = self._records()
@@ -446,14 +446,14 @@ class _Tokens:
     def params(self, open_: int) -> str:
         """The parameter list in the brackets opening at ``open_``, normalised, annotations left out."""
         close = self.partner[open_]
-        return _join(t for t, a in zip(self.text[open_ + 1:close], self.annotation[open_ + 1:close]) if not a)
+        return join_tokens(t for t, a in zip(self.text[open_ + 1:close], self.annotation[open_ + 1:close]) if not a)
 
 
 def _is_word(tok: str) -> bool:
     return tok[0].isalpha() or tok[0] in "_$"
 
 
-def _join(tokens: Iterable[str]) -> str:
+def join_tokens(tokens: Iterable[str]) -> str:
     """Tokens as a Java programmer writes them: ``Map<K, V> m, int... xs``."""
     out: list[str] = []
     prev = ""
@@ -465,23 +465,27 @@ def _join(tokens: Iterable[str]) -> str:
     return "".join(out)
 
 
-def _check(deadline: float, doing: str) -> None:
+def check_deadline(deadline: float, doing: str) -> None:
+    """Raise the TIMEOUT :class:`ExtractionError` once :func:`time.monotonic` is past ``deadline``."""
     if time.monotonic() > deadline:
         raise ExtractionError(DropReason.TIMEOUT, f"time budget exceeded while {doing}")
 
 
-def _lizard_functions(source: str, deadline: float | None) -> list:
-    """Lizard's function list, with a clock check in its token stream so a pathological file stops."""
+def _lizard_functions(source: str, deadline: float | None, filename: str = "X.java") -> list:
+    """Lizard's function list, with a clock check in its token stream so a pathological file stops.
+
+    ``filename``'s extension selects Lizard's language reader (:mod:`.functions` reads seven more).
+    """
     base = lizard.analyze_file
 
     def guard(tokens, reader):
         for n, tok in enumerate(tokens):
             if deadline is not None and n % _DEADLINE_EVERY == 0:
-                _check(deadline, "running Lizard")
+                check_deadline(deadline, "running Lizard")
             yield tok
 
     analyzer = type(base)([*base.processors, guard])
-    return analyzer.analyze_source_code("X.java", source).function_list
+    return analyzer.analyze_source_code(filename, source).function_list
 
 
 def extract_methods(source: str, deadline: float | None = None, max_depth: int = MAX_DEPTH) -> FileMethods:

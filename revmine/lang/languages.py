@@ -1,0 +1,113 @@
+"""The programming languages revmine reads: a file's language from its name, and each language's grammar.
+
+One table, so that the miners (which files of a review to keep), preprocess (methods, abstraction), the
+exports (token streams, parse trees) and the metrics (tree metrics, CodeBLEU) agree on what "python" is.
+
+Languages come from the file's extension, as GitHub's linguist and CodeReviewer's data do. The one ambiguous
+extension is ``.h``: C and C++ both use it (leveldb's headers are C++, sds's are C). It is C unless the text
+uses a construct C does not have (``class``/``namespace``/``template``/``public:``... or ``::``), which is
+linguist's own heuristic for ``.h`` (its ``heuristics.yml``, rule "C++" for ``.h``), so a header is read
+with the grammar that parses it.
+
+Grammars come from the per-language ``tree-sitter-<name>`` wheels (``benchmarks/bench_grammars.py``: 14.3 MB
+for the seven against 197.6 MB for ``tree-sitter-language-pack`` 0.13.0, same parse speed, and the pack's
+1.x releases download grammars at run time, which fails offline). Java's is a core dependency; the others
+come with the ``[languages]`` extra, and a missing one is one clear error naming the package to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import Iterable
+
+from ..errors import InputError
+
+__all__ = ["DEFAULT_LANGUAGES", "LANGUAGES", "Language", "check_languages", "grammar", "language_of",
+           "parser"]
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language: its name in settings and columns, its extensions and where its grammar lives."""
+
+    name: str
+    extensions: tuple[str, ...]
+    #: distribution and module of the tree-sitter grammar, and the module's function returning it
+    package: str
+    module: str
+    function: str = "language"
+    #: Lizard's name for the language (``lizard -l NAME``)
+    lizard: str = ""
+
+
+LANGUAGES: dict[str, Language] = {language.name: language for language in (
+    Language("java", (".java",), "tree-sitter-java", "tree_sitter_java", lizard="java"),
+    Language("python", (".py", ".pyi"), "tree-sitter-python", "tree_sitter_python", lizard="python"),
+    Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree-sitter-javascript", "tree_sitter_javascript",
+             lizard="javascript"),
+    Language("typescript", (".ts", ".mts", ".cts", ".tsx"), "tree-sitter-typescript", "tree_sitter_typescript",
+             "language_typescript", lizard="typescript"),
+    Language("go", (".go",), "tree-sitter-go", "tree_sitter_go", lizard="go"),
+    Language("c", (".c", ".h"), "tree-sitter-c", "tree_sitter_c", lizard="cpp"),
+    Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp"),
+             "tree-sitter-cpp", "tree_sitter_cpp", lizard="cpp"),
+    Language("csharp", (".cs",), "tree-sitter-c-sharp", "tree_sitter_c_sharp", lizard="csharp"),
+)}
+
+#: What a job mines when it does not say: the 2021 dataset's language, so older jobs give the same outputs.
+DEFAULT_LANGUAGES: tuple[str, ...] = ("java",)
+
+_BY_EXTENSION = {extension: language.name for language in LANGUAGES.values() for extension in language.extensions}
+#: linguist's C++ rule for ``.h`` files (heuristics.yml): a construct C does not have
+_CPP_HEADER = re.compile(r"^\s*template\s*<|^[ \t]*(?:class|namespace)\s+\w|^[ \t]*(?:private|public|protected):"
+                         r"|^\s*#\s*include\s*<(?:cstdint|cstring|cstdio|string|vector|map|memory|iostream"
+                         r"|algorithm|utility|atomic|mutex|thread)>|::|\bnullptr\b|\bstd::", re.M)
+
+
+def language_of(path: str | None, text: str | None = None) -> str | None:
+    """The language of a file from its path (None: no language revmine reads); ``text`` decides ``.h``."""
+    if not path:
+        return None
+    suffix = PurePosixPath(path).suffix.lower()
+    name = _BY_EXTENSION.get(suffix)
+    if name == "c" and suffix == ".h" and text is not None and _CPP_HEADER.search(text):
+        return "cpp"
+    return name
+
+
+def check_languages(names: Iterable[str]) -> tuple[str, ...]:
+    """The languages of a setting, checked: each known, none twice, in the order given."""
+    names = tuple(names)
+    unknown = [name for name in names if name not in LANGUAGES]
+    if unknown:
+        raise InputError.setting("languages", f"unknown language {unknown[0]!r} (known: {', '.join(LANGUAGES)})")
+    if len(set(names)) != len(names):
+        raise InputError.setting("languages", "a language is named twice")
+    if not names:
+        raise InputError.setting("languages", "name at least one language")
+    return names
+
+
+@lru_cache(maxsize=None)
+def grammar(name: str):
+    """The tree-sitter ``Language`` of ``name``; one error naming the wheel when it is not installed."""
+    import tree_sitter
+
+    language = LANGUAGES[name]
+    try:
+        module = importlib.import_module(language.module)
+    except ImportError:
+        raise InputError.setting("languages", f"the grammar of {name} is not installed (pip install "
+                                 f"{language.package}, or revmine's [languages] extra)") from None
+    return tree_sitter.Language(getattr(module, language.function)())
+
+
+def parser(name: str):
+    """A new tree-sitter ``Parser`` for ``name`` (parsers are not thread-safe: one per user)."""
+    import tree_sitter
+
+    return tree_sitter.Parser(grammar(name))
