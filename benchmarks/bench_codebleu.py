@@ -8,7 +8,10 @@ stage needs it: ours is ``CodeBLEU().sentence_scores(hyps, refs)``; the referenc
 [hyp], "java")`` once per pair, run in its own virtualenv (``tests/reference_venv.py``, built the first
 time), which times itself and reports pairs/s. Rounds alternate ours and the reference so that a busy
 machine slows both alike; the ratio is taken per round and its median printed with the spread (min-max).
-Also printed: the time of our corpus value (the same statistics, summed).
+Also printed: the time of our corpus value (the same statistics, summed), and in the same rounds the floor of
+any tree-sitter CodeBLEU, so that the ratio can be read against what is possible: tree-sitter cleaning and
+parsing each distinct string once (nothing else), then that plus printing each tree's S-expression (what
+the syntax match compares), as pairs/s and as a ratio to the reference.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from bench_code_metrics import bench_parser, ratio_line, ratios, spread  # noqa:
 from reference_venv import reference_python, run_json  # noqa: E402
 from test_metrics_codebleu import REFERENCE  # noqa: E402
 
-from revmine.metrics.codebleu import CodeBLEU  # noqa: E402
+from revmine.lang.languages import parser  # noqa: E402
+from revmine.metrics.codebleu import CodeBLEU, remove_comments  # noqa: E402
 from revmine.metrics.predictions import read_predictions  # noqa: E402
 
 FIXTURE = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "predictions" / "1-encoder_k1_raw.txt"
@@ -52,12 +56,23 @@ def main() -> None:
           f"{len(set(hyps + refs))} distinct strings")
     python = reference_python(*REFERENCE)
     metric = CodeBLEU()
-    metric.sentence_scores(hyps[:10], refs[:10])  # imports, the grammar, numba's kernel
-    speed: dict[str, list[float]] = {"ours": [], "reference": []}
+    metric.sentence_scores(hyps, refs)  # imports, the grammar, numba's kernels (one per token-id width)
+    java = parser("java")
+    texts = sorted({text.strip() for text in hyps + refs})
+
+    def floor(print_trees: bool) -> None:
+        for text in texts:
+            root = java.parse(remove_comments(text).encode("utf-8")).root_node
+            if print_trees:
+                str(root)
+
+    speed: dict[str, list[float]] = {"ours": [], "reference": [], "parse": [], "parse + print": []}
     for _ in range(args.repeat):
-        start = time.perf_counter()
-        metric.sentence_scores(hyps, refs)
-        speed["ours"].append(n / (time.perf_counter() - start))
+        for name, run in (("ours", lambda: metric.sentence_scores(hyps, refs)), ("parse", lambda: floor(False)),
+                          ("parse + print", lambda: floor(True))):
+            start = time.perf_counter()
+            run()
+            speed[name].append(n / (time.perf_counter() - start))
         speed["reference"].append(run_json(python, TIMER, list(zip(hyps, refs))))
     start = time.perf_counter()
     metric.corpus_score(hyps, refs)
@@ -66,6 +81,9 @@ def main() -> None:
     print(f"  ours                     {spread(speed['ours'])}  (corpus value: {corpus:.2f} s)")
     print(f"  codebleu 0.7.0, per pair {spread(speed['reference'])}")
     print(f"  ours / reference         {ratio_line(ratios(speed['ours'], speed['reference']))}  (target >= 20x)")
+    for name in ("parse", "parse + print"):
+        print(f"  floor: {name:17s} {spread(speed[name])}, / reference "
+              f"{ratio_line(ratios(speed[name], speed['reference']))}")
 
 
 if __name__ == "__main__":

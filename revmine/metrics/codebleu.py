@@ -27,14 +27,30 @@ and its references), the corpus value its value on the whole list:
   degenerate case; it logs a warning there, we do not), and since the evaluator combines ``Match_df or
   1``, a data-flow value of 0 counts as 1 in CodeBLEU.
 
-Languages: ``lang=`` ``java`` (the default; tree-sitter-java is a dependency), ``python``, ``go`` and
-``javascript`` (their tree-sitter wheels: ``pip install 'revmine[languages]'``).
+Languages: ``lang=`` ``java`` (the default; tree-sitter-java is a dependency), ``python``, ``go``,
+``javascript``, ``c``, ``cpp`` and ``csharp`` (revmine's names, ``revmine.lang.languages``, which also names
+their grammars; the evaluator's ``c_sharp`` is accepted too; their tree-sitter wheels: ``pip install
+'revmine[languages]'``). C and C++ are parsed by their own grammars but, as in the evaluator (which maps
+``c`` and ``cpp`` to ``DFG_csharp``, "XLCoST uses C# parser"), their data flow is read as C#'s, whose node
+types they mostly lack: there only assignments, if/else and loops make edges. The evaluator's other three,
+``php``, ``ruby`` and ``rust``, revmine does not mine, so their grammars are named here (``GRAMMARS``: the
+wheels tree-sitter-php, whose ``language_php`` the evaluator reads, -ruby, -rust; same extra). Each data-flow
+reading follows its ``DFG_<lang>``, quirks included: PHP's if statements always keep the definitions from
+before them, and a ``foreach`` whose collection and variable are not two plain ``$variables`` makes the
+evaluator fail on the whole text (no data flow: 6 of the 12 older release files below); Ruby is not cleaned
+of comments at all, and every ``if``/``unless``/``elsif``/``else``/``when`` node and keyword is read as a
+branch, a plain ``while`` as plain code; Rust's declaration is the ``function_item`` (its 2nd child the name,
+3rd the value, the body never read), ``let`` is plain code.
 
 Agreement (``tests/test_metrics_codebleu.py`` runs the package in a virtualenv of its own): for Java every
 value and component to 1e-6 on 300 of Tufano et al.'s raw predictions and on degenerate pairs; for
 Python, Go and JavaScript on 60 pairs of whole real files each (30 commits' after vs before, 30 after vs
 another file's before) every component to 1e-6 when we read them with the evaluator's grammars (0.21),
-and the two n-gram components with ours. Two qualifications, both the evaluator's:
+and the two n-gram components with ours; for C, C++ and C# likewise on 24 pairs each (12 commits, whole
+files of 12-25 kB on average), with its grammars tree-sitter-c 0.21, -cpp 0.22, -c-sharp 0.21; for PHP,
+Ruby and Rust likewise on 24 pairs each of whole files of two releases of a package (WordPress's block
+library, JRuby's Ruby standard library, ``syn``) and 6 small texts of their loops and conditions, with its
+grammars tree-sitter-php 0.22, -ruby 0.21, -rust 0.21. Two qualifications, both the evaluator's:
 
 * Where it merges the parents of one data-flow node it orders the variable names as a Python ``set``
   iterates them, which depends on ``PYTHONHASHSEED``: its data-flow value changes from one process to the
@@ -50,16 +66,22 @@ and the two n-gram components with ours. Two qualifications, both the evaluator'
   syntax on 27 of 60 pairs, data flow on 6 (by up to 0.004), CodeBLEU by up to 0.0011; Go (0.25 adds
   ``statement_list`` nodes and a content node inside string literals, a token the data flow then reads)
   syntax on 39, data flow on 25, CodeBLEU by up to 0.030; JavaScript syntax on 44, data flow on none,
-  CodeBLEU by up to 0.0007.
+  CodeBLEU by up to 0.0007. With ours (tree-sitter-c 0.24, -cpp 0.23, -c-sharp 0.23) C and C# give every
+  value of the 24 pairs unchanged, C++ syntax differs on 2 (by up to 0.017), data flow on 1 (0.011),
+  CodeBLEU by up to 0.0015. With ours (tree-sitter-php 0.25, -ruby 0.23, -rust 0.24) Ruby gives every value
+  of its 30 pairs unchanged, PHP syntax differs on 2 (by up to 0.0007), CodeBLEU by up to 0.0002, Rust
+  syntax on 10 (by up to 0.0083), CodeBLEU by up to 0.0021; data flow on none.
 
 Speed: each distinct string is stripped, cleaned, parsed and walked once per call (a beam repeats its
 reference k times); each tree is printed once by tree-sitter and its subtrees cut out of that text,
 interned to ints; data flows become counters; the two n-gram components share BLEU's compiled clipped
-counts (``bleu_statistics``) and only the keyword-weighted unigrams are counted apart. About 2x the
-evaluator's sentence-level throughput on the raw k=1 predictions (``benchmarks/bench_codebleu.py``): every
-string there is distinct, and per string tree-sitter's parse (~33 us) plus a walk of its ~75 nodes through
-py-tree-sitter (~25 us for the bare cursor walk, ~60 us with our bookkeeping) and the data flow (~60 us)
-dominate.
+counts (``bleu_statistics``) and only the keyword-weighted unigrams are counted apart. About 2.3x the
+evaluator's sentence-level throughput on the raw k=1 predictions (``benchmarks/bench_codebleu.py``), where
+every string is distinct. Per string (CPU, ~75 nodes): tree-sitter's parse 33 us and its S-expression 17 us
+(both C), the cursor walk into a table 68 us (8.6 us of it the bare walk), the data flow 60 us, cutting and
+interning the subtrees 18 us, cleaning 2 us. What tree-sitter alone costs bounds any implementation on it:
+in the benchmark's rounds, cleaning and parsing each string and nothing else runs at 17x the evaluator's
+pairs/s, with the S-expressions the syntax match compares 12x; the issue's 20x is beyond even that.
 """
 
 from __future__ import annotations
@@ -75,10 +97,14 @@ from importlib import import_module
 from importlib.metadata import version
 from importlib.resources import files
 from importlib.util import find_spec
-from typing import Any, Callable, ClassVar, NamedTuple, Sequence
+from operator import itemgetter
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
+import tree_sitter
 
+from ..lang import languages
+from ..lang.languages import LANGUAGES, Language
 from .base import Metric, check_lengths, distinct
 from .bleu import bleu_statistics, multi_reference_statistics
 
@@ -96,6 +122,7 @@ _WHOLE_TOKENS = ("string_literal", "string", "character_literal")  # read as one
 _NGRAM, _WEIGHTED, _SYNTAX, _DATAFLOW = slice(0, 10), slice(10, 20), slice(20, 22), slice(22, 24)
 
 Edge = tuple  # (name, token index, relation, parent names, parent token indexes)
+_index = itemgetter(1)  # an edge's token index (the evaluator sorts by it at every node)
 
 
 @cache
@@ -110,6 +137,8 @@ def remove_comments(code: str, lang: str = "java") -> str:
     Python docstrings, see :func:`_python_without_comments`), then lines that are blank dropped."""
     if lang == "python":
         return _python_without_comments(code)
+    if lang == "ruby":  # the evaluator cleans no Ruby: comments stay (the grammar marks them) and blank lines too
+        return code
     code = _COMMENT.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), code)
     return _non_blank(code)
 
@@ -166,6 +195,9 @@ class _Table:
         special: list[int] = []
         fields: dict[int, dict[str, int]] = {}
         buried: list[int] = []
+        tokens: dict[tuple, tuple[int, str]] = {}
+        inert: set[int] = set()  # tokens the data flow passes over (text equal to type: keywords...), comments
+        active: list[int] = []  # the other tokens, in order
         cursor = root.walk()
         path: list[tuple[int, bool]] = [(-1, False)]  # (node, inside a token) of each ancestor
         while True:  # preorder with a cursor: the cheapest walk py-tree-sitter offers
@@ -192,9 +224,15 @@ class _Table:
                     fields[i] = {}
             has_children = node.child_count > 0
             if not in_token and (not has_children or kind in _WHOLE_TOKENS) and kind != "comment":
+                span = spans[i] = node.start_point, node.end_point
+                (row, col), (end_row, end_col) = span
+                code = lines[row][col:end_col] if row == end_row else _text(span, lines)
+                tokens[span] = (len(token_nodes), code)  # a later token of the same span wins
                 token_nodes.append(i)
-                spans[i] = (node.start_point, node.end_point)
+                (inert.add if code == kind else active.append)(i)
                 in_token = True
+            elif kind == "comment" and not has_children:
+                inert.add(i)
             if has_children or parent < 0:
                 inner_ranks.append(rank)
                 inner_nodes.append(node)
@@ -210,13 +248,8 @@ class _Table:
             break
         self.types, self.kids, self.end, self.spans, self.fields = types, kids, end, spans, fields
         self.token_nodes, self.special, self.buried = token_nodes, special, frozenset(buried)
-        self.inner_ranks, self.inner_nodes = inner_ranks, inner_nodes
-        self.tokens = {self.spans[t]: (k, _text(self.spans[t], lines)) for k, t in enumerate(self.token_nodes)}
-        #: tokens the data flow passes over (text equal to type: keywords, punctuation), and comments
-        self.inert = {t for t in self.token_nodes if self.tokens[self.spans[t]][1] == self.types[t]}
-        self.inert.update(i for i, kind in enumerate(self.types) if kind == "comment" and not self.kids[i])
-        #: the other tokens, in order
-        self.active = [t for t in self.token_nodes if t not in self.inert]
+        self.inner_ranks, self.inner_nodes, self.printed = inner_ranks, inner_nodes, printed
+        self.tokens, self.inert, self.active = tokens, inert, active
 
     def plain(self, i: int) -> bool:
         """Whether the subtree of node ``i`` holds no node the data flow treats apart."""
@@ -238,7 +271,7 @@ class _Table:
         self.check(i)
         lo = bisect_left(self.token_nodes, i)
         hi = bisect_left(self.token_nodes, self.end[i], lo)
-        return [self.spans[t] for t in self.token_nodes[lo:hi] if self.tokens[self.spans[t]][1] != self.types[t]]
+        return [self.spans[t] for t in self.token_nodes[lo:hi] if t not in self.inert]
 
 
 def _text(span: tuple, lines: list[str]) -> str:
@@ -282,8 +315,16 @@ class _Flow:
 
     FIELDS: ClassVar[frozenset[str]]
     SPECIAL: ClassVar[frozenset[str]]
-    #: the children of an if statement that begin its branches (each read from the states before it)
+    #: the node types read as an if statement, and the children of one that begin its branches (each read
+    #: from the states before it)
+    IFS: ClassVar[frozenset[str]] = frozenset({"if_statement"})
     BRANCHES: ClassVar[frozenset[str]]
+    #: once one branch is read, every later child is read as one too (the evaluator's ``flag``; not in
+    #: Python's and Ruby's readings, where only ``BRANCHES`` are)
+    STICKY_BRANCHES: ClassVar[bool] = True
+    #: an ``else`` (a child, or the node itself, whose type says "else") leaves the states before the if
+    #: statement out of the states after it (not in PHP's reading, which always joins them)
+    ELSE_DROPS_BEFORE: ClassVar[bool] = True
     #: a declaration (fields ``name``, ``value``), assignments (``left``, ``right``), an increment
     DECLARATION: ClassVar[str]
     ASSIGNMENTS: ClassVar[frozenset[str]] = frozenset()
@@ -323,7 +364,7 @@ class _Flow:
             return edges + assigned, states
         if kind == self.INCREMENT:
             return self._assign(i, i, "computedFrom", states)
-        if kind == "if_statement":
+        if kind in self.IFS:
             return self._branches(i, states)
         return self._sequence(self.t.kids[i], states)
 
@@ -354,11 +395,15 @@ class _Flow:
             states[name] = [index]
         return edges, states
 
+    def _parts(self, i: int) -> tuple[int | None, int | None]:
+        """A declaration's name and value (if any): its fields ``name`` and ``value``."""
+        return self.t.field(i, "name"), self.t.field(i, "value")
+
     def _declare(self, i: int, states: dict) -> tuple[list[Edge], dict]:
-        """A declaration (fields ``name`` and ``value``): without a value each name is defined from
-        nothing; with one, the value's flow, then each name comes from each of its variables."""
+        """A declaration (:meth:`_parts`): without a value each name is defined from nothing; with one, the
+        value's flow, then each name comes from each of its variables."""
         t = self.t
-        name, value = t.field(i, "name"), t.field(i, "value")
+        name, value = self._parts(i)
         if value is not None:
             edges, states = self.flow(value, states)
             assigned, states = self._assign(name, value, "comesFrom", states)
@@ -399,16 +444,16 @@ class _Flow:
         return edges, states
 
     def _branches(self, i: int, states: dict) -> tuple[list[Edge], dict]:
-        """if/else: the parts before the first branch (``BRANCHES``) from ``states`` in turn, each branch
-        from ``states``; afterwards a name's definitions are those of every branch (and of before,
-        without an else)."""
+        """if/else: the parts before the first branch (``BRANCHES``, see ``STICKY_BRANCHES``) from ``states``
+        in turn, each branch from ``states``; afterwards a name's definitions are those of every branch (and
+        of before, without an else: see ``ELSE_DROPS_BEFORE``)."""
         t = self.t
         edges: list[Edge] = []
-        current, outcomes, branching, has_else = states, [], False, False
+        current, outcomes, branching, has_else = states, [], False, "else" in t.types[i]
         for child in t.kids[i]:
             kind = t.types[child]
             has_else = has_else or "else" in kind
-            if branching or kind in self.BRANCHES:
+            if (branching and self.STICKY_BRANCHES) or kind in self.BRANCHES:
                 branching = True
                 found, after = self.flow(child, states)
                 outcomes.append(after)
@@ -416,7 +461,7 @@ class _Flow:
                 found, current = self.flow(child, current)
             edges += found
         outcomes.append(current)
-        if not has_else:
+        if not (has_else and self.ELSE_DROPS_BEFORE):
             outcomes.append(states)
         joined: dict[str, list] = {}
         for outcome in outcomes:
@@ -424,22 +469,63 @@ class _Flow:
                 joined[name] = joined.get(name, []) + list(defined)
         return edges, {name: sorted(set(d)) for name, d in joined.items()}
 
+    # Python's and Ruby's assignments: the parts of both sides paired
+
+    def _sides(self, i: int) -> tuple[list[int], list[int]]:
+        """The targets and values of an assignment or ``for``: the parts of each side (commas left out)
+        when both have as many, else each side whole (a missing side raises, as in the evaluator)."""
+        t = self.t
+        left, right = t.field(i, "left"), t.field(i, "right")
+        targets = [k for k in t.kids[left] if t.types[k] != ","]
+        values = [k for k in t.kids[right] if t.types[k] != ","]
+        if len(targets) != len(values):
+            return [left], [right]
+        return targets or [left], values or [right]
+
+    def _pairs(self, targets: list[int], values: list[int], states: dict) -> tuple[list[Edge], dict]:
+        """Each value's flow; then each variable of a target is computed from all of its value's."""
+        edges, states = self._sequence(values, states)
+        tokens, states = self.t.tokens, dict(states)
+        for target, value in zip(targets, values):
+            sources = [tokens[span] for span in self.t.variables(value)]
+            for span in self.t.variables(target):
+                index, name = tokens[span]
+                edges.append((name, index, "computedFrom", [code for _, code in sources], [at for at, _ in sources]))
+                states[name] = [index]
+        return edges, states
+
+    def _for_in(self, targets: list[int], values: list[int], body: list[int], states: dict) -> tuple[list[Edge], dict]:
+        """A ``for`` over values: twice the values paired with the targets (:meth:`_pairs`) then the body,
+        the edges of each token merged."""
+        edges: list[Edge] = []
+        for _ in range(2):
+            found, states = self._pairs(targets, values, states)
+            edges += found
+            found, states = self._sequence(body, states)
+            edges += found
+        return _merged(edges), states
+
 
 class _JavaFlow(_Flow):
-    """``DFG_java``."""
+    """``DFG_java``; its for, for-each and while loops as other C-like readings take them over."""
 
     FIELDS = frozenset({"variable_declarator", "assignment_expression", "enhanced_for_statement"})
     SPECIAL = FIELDS | {"update_expression", "if_statement", "for_statement", "while_statement"}
     BRANCHES = frozenset({"if_statement", "else"})
     DECLARATION, INCREMENT = "variable_declarator", "update_expression"
     ASSIGNMENTS = frozenset({"assignment_expression"})
+    #: the for loop's type, and the child after which its parts are read again (see ``_Flow._for_after``)
+    FOR, FOR_DECLARATION = "for_statement", "local_variable_declaration"
+    #: the for-each loop's type and its fields: the variable, the collection, the body
+    EACH: ClassVar[str] = "enhanced_for_statement"
+    EACH_FIELDS: ClassVar[tuple[str, str, str]] = ("name", "value", "body")
+    WHILES: ClassVar[frozenset[str]] = frozenset({"while_statement"})
 
     def _special(self, i: int, kind: str, states: dict) -> tuple[list[Edge], dict]:
-        t = self.t
-        if kind == "for_statement":
-            return self._for_after(i, "local_variable_declaration", states)
-        if kind == "enhanced_for_statement":
-            name, value, body = (t.field(i, f) for f in ("name", "value", "body"))
+        if kind == self.FOR:
+            return self._for_after(i, self.FOR_DECLARATION, states)
+        if kind == self.EACH:
+            name, value, body = self._each_parts(i)
             edges: list[Edge] = []
             for _ in range(2):
                 found, states = self.flow(value, states)
@@ -447,9 +533,79 @@ class _JavaFlow(_Flow):
                 inner, states = self.flow(body, states)
                 edges += found + assigned + inner
             return _merged(edges), states
-        if kind == "while_statement":
+        if kind in self.WHILES:
             return self._twice(i, states)
         return super()._special(i, kind, states)
+
+    def _each_parts(self, i: int) -> tuple[int | None, int | None, int | None]:
+        """A for-each loop's variable, collection and body (its ``EACH_FIELDS``)."""
+        name, value, body = self.EACH_FIELDS
+        return self.t.field(i, name), self.t.field(i, value), self.t.field(i, body)
+
+
+class _CSharpFlow(_JavaFlow):
+    """``DFG_csharp``: Java's reading with C#'s node types (``postfix_unary_expression``, ``for_each_statement``
+    with fields ``left``/``right``), a declarator's name its first child and its value the second when it has
+    exactly two (else none). The evaluator reads C and C++ with it too, each parsed by its own grammar (as
+    XLCoST did): there most of these types do not occur, so only assignments, if/else and loops are read."""
+
+    FIELDS = frozenset({"assignment_expression", "for_each_statement"})
+    SPECIAL = FIELDS | {"variable_declarator", "postfix_unary_expression", "if_statement", "for_statement",
+                        "while_statement"}
+    INCREMENT = "postfix_unary_expression"
+    EACH, EACH_FIELDS = "for_each_statement", ("left", "right", "body")
+
+    def _parts(self, i: int) -> tuple[int | None, int | None]:
+        kids = self.t.kids[i]
+        return kids[0], kids[1] if len(kids) == 2 else None
+
+
+class _PhpFlow(_JavaFlow):
+    """``DFG_php``: Java's reading with PHP's node types (a parameter's default value in ``default_value``; a
+    for loop read again after its first ``assignment_expression``), and two readings of its own: an if
+    statement's states after it always include those before (an ``else_clause`` too is read as an if
+    statement), and a ``foreach``'s collection is its first ``variable_name`` child, its variable the second
+    (where there are not two, as in ``foreach ($this->xs as $k => $v)``, the evaluator fails on the text:
+    no data flow)."""
+
+    FIELDS = frozenset({"simple_parameter", "assignment_expression", "augmented_assignment_expression",
+                        "foreach_statement"})
+    SPECIAL = FIELDS | {"update_expression", "if_statement", "else_clause", "for_statement", "while_statement"}
+    IFS = BRANCHES = frozenset({"if_statement", "else_clause"})
+    ELSE_DROPS_BEFORE = False
+    DECLARATION = "simple_parameter"
+    ASSIGNMENTS = frozenset({"assignment_expression", "augmented_assignment_expression"})
+    FOR_DECLARATION = "assignment_expression"
+    EACH = "foreach_statement"
+
+    def _parts(self, i: int) -> tuple[int | None, int | None]:
+        return self.t.field(i, "name"), self.t.field(i, "default_value")
+
+    def _each_parts(self, i: int) -> tuple[int | None, int | None, int | None]:
+        value, name = ([k for k in self.t.kids[i] if self.t.types[k] == "variable_name"] + [None, None])[:2]
+        return name, value, self.t.field(i, "body")
+
+
+class _RustFlow(_JavaFlow):
+    """``DFG_rust``: Java's reading with Rust's node types. Its declaration is a ``function_item``, whose
+    second child it takes as the name and third as the value: ``fn f(a: T)`` makes ``f`` come from the
+    parameters' variables (``pub fn f`` makes nothing come from the name ``f``), and neither reads the
+    function's body, so a function's body gives no data flow. ``let`` is no declaration there (read as plain
+    tokens); ``match`` is read as an if statement, ``loop`` and ``while let`` as while loops."""
+
+    FIELDS = frozenset({"assignment_expression", "compound_assignment_expr", "let_expression", "for_each_statement"})
+    IFS = frozenset({"if_expression", "if_let_expression", "match_expression"})
+    BRANCHES = IFS | {"else"}
+    WHILES = frozenset({"while_expression", "while_let_expression", "loop_expression"})
+    FOR = "for_expression"
+    SPECIAL = FIELDS | IFS | WHILES | {"function_item", FOR}
+    DECLARATION, INCREMENT = "function_item", None
+    ASSIGNMENTS = frozenset({"assignment_expression", "compound_assignment_expr", "let_expression"})
+    EACH, EACH_FIELDS = _CSharpFlow.EACH, _CSharpFlow.EACH_FIELDS  # as in the evaluator; not a Rust node type
+
+    def _parts(self, i: int) -> tuple[int | None, int | None]:
+        kids = self.t.kids[i]
+        return kids[1], kids[2] if len(kids) >= 3 else None
 
 
 class _JavaScriptFlow(_Flow):
@@ -503,6 +659,7 @@ class _PythonFlow(_Flow):
                         "for_statement"})
     SPECIAL = FIELDS | {"if_statement", "while_statement"}
     BRANCHES = frozenset({"elif_clause", "else_clause"})
+    STICKY_BRANCHES = False
     DECLARATION = "default_parameter"
 
     def _special(self, i: int, kind: str, states: dict) -> tuple[list[Edge], dict]:
@@ -514,14 +671,8 @@ class _PythonFlow(_Flow):
                 return [], states
             return self._pairs(*self._sides(i), states)
         if kind == "for_statement":
-            edges: list[Edge] = []
-            for _ in range(2):
-                found, states = self._pairs(*self._sides(i), states)
-                edges += found
-                if t.types[t.kids[i][-1]] == "block":
-                    found, states = self.flow(t.kids[i][-1], states)
-                    edges += found
-            return _merged(edges), states
+            body = t.kids[i][-1]
+            return self._for_in(*self._sides(i), [body] if t.types[body] == "block" else [], states)
         if kind == "while_statement":
             return self._twice(i, states)
         if kind in self.SPECIAL:
@@ -531,32 +682,32 @@ class _PythonFlow(_Flow):
         rest, states = self._sequence([k for k in t.kids[i] if t.types[k] != "for_in_clause"], states)
         return edges + rest, states
 
-    def _sides(self, i: int) -> tuple[list[int], list[int]]:
-        """The targets and values of an assignment or ``for``: the parts of each side (commas left out)
-        when both have as many, else each side whole."""
+
+class _RubyFlow(_Flow):
+    """``DFG_ruby``: Python's reading of assignments (``a, b = x, y`` pairs the parts; ``x += y`` pairs its
+    first and last child) and of ``for`` loops (``pattern``, ``value``, ``body``) with Ruby's node types; a
+    keyword parameter is a declaration. ``if``, ``unless``, ``elsif``, ``else`` and ``when`` are all read as
+    if statements and as their branches (their keywords, tokens of those same types, too); only
+    ``while``-modifiers and ``until`` are loops (a plain ``while`` is read as plain code)."""
+
+    FIELDS = frozenset({"keyword_parameter", "assignment", "operator_assignment", "for"})
+    IFS = BRANCHES = frozenset({"if", "elsif", "else", "unless", "when"})
+    STICKY_BRANCHES = False
+    SPECIAL = FIELDS | IFS | {"while_modifier", "until"}
+    DECLARATION = "keyword_parameter"
+
+    def _special(self, i: int, kind: str, states: dict) -> tuple[list[Edge], dict]:
         t = self.t
-        left, right = t.field(i, "left"), t.field(i, "right")
-        targets = [k for k in t.kids[left] if t.types[k] != ","]
-        values = [k for k in t.kids[right] if t.types[k] != ","]
-        if len(targets) != len(values):
-            return [left], [right]
-        return targets or [left], values or [right]
-
-    def _pairs(self, targets: list[int], values: list[int], states: dict) -> tuple[list[Edge], dict]:
-        """Each value's flow; then each variable of a target is computed from all of its value's."""
-        edges, states = self._sequence(values, states)
-        tokens, states = self.t.tokens, dict(states)
-        for target, value in zip(targets, values):
-            sources = [tokens[span] for span in self.t.variables(value)]
-            for span in self.t.variables(target):
-                index, name = tokens[span]
-                edges.append((name, index, "computedFrom", [code for _, code in sources], [at for at, _ in sources]))
-                states[name] = [index]
-        return edges, states
-
-
-def _index(edge: Edge) -> int:
-    return edge[1]
+        if kind in ("assignment", "operator_assignment"):
+            targets, values = self._sides(i)
+            if kind == "operator_assignment":
+                targets, values = [t.kids[i][0]], [t.kids[i][-1]]
+            return self._pairs(targets, values, states)
+        if kind == "for":
+            return self._for_in([t.field(i, "pattern")], [t.field(i, "value")], [t.field(i, "body")], states)
+        if kind in ("while_modifier", "until"):
+            return self._twice(i, states)
+        return super()._special(i, kind, states)
 
 
 def data_flow(table: _Table, flow: type[_Flow]) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -578,7 +729,8 @@ def data_flow(table: _Table, flow: type[_Flow]) -> list[tuple[str, str, tuple[st
     normalised = []
     for name, _, relation, parents, _ in by_token.values():
         for variable in (*parents, name):
-            names.setdefault(variable, f"var_{len(names)}")
+            if variable not in names:
+                names[variable] = f"var_{len(names)}"
         normalised.append((names[name], relation, tuple(names[p] for p in parents)))
     return normalised
 
@@ -587,34 +739,40 @@ def data_flow(table: _Table, flow: type[_Flow]) -> list[tuple[str, str, tuple[st
 # Languages
 # ---------------------------------------------------------------------------------------------------
 
-class _Language(NamedTuple):
-    """What CodeBLEU reads per language: its tree-sitter grammar (a wheel of its own, ``package``) and its
-    data-flow reading (the keywords are ``data/codebleu_keywords/<lang>.txt``)."""
-
-    package: str
-    flow: type[_Flow]
-
-    @property
-    def module(self) -> str:
-        return self.package.replace("-", "_")
-
-
-_LANGUAGES = {"java": _Language("tree-sitter-java", _JavaFlow),
-              "python": _Language("tree-sitter-python", _PythonFlow),
-              "go": _Language("tree-sitter-go", _GoFlow),
-              "javascript": _Language("tree-sitter-javascript", _JavaScriptFlow)}
+#: each language's data-flow reading, by revmine's name of it (``revmine.lang.languages``); the keywords are
+#: ``data/codebleu_keywords/<lang>.txt``
+_FLOWS: dict[str, type[_Flow]] = {"java": _JavaFlow, "python": _PythonFlow, "go": _GoFlow,
+                                  "javascript": _JavaScriptFlow, "c": _CSharpFlow, "cpp": _CSharpFlow,
+                                  "csharp": _CSharpFlow, "php": _PhpFlow, "ruby": _RubyFlow, "rust": _RustFlow}
+#: each language's grammar: revmine's (``revmine.lang.languages``) and, for the evaluator's languages that revmine
+#: does not mine, the wheels it reads them with (PHP's ``language_php``: the evaluator's, which also parses the
+#: HTML around ``<?php``)
+GRAMMARS: dict[str, Language] = {**{lang: LANGUAGES[lang] for lang in _FLOWS if lang in LANGUAGES}, **{
+    language.name: language for language in (
+        Language("php", (".php",), "tree-sitter-php", "tree_sitter_php", "language_php"),
+        Language("ruby", (".rb",), "tree-sitter-ruby", "tree_sitter_ruby"),
+        Language("rust", (".rs",), "tree-sitter-rust", "tree_sitter_rust"))}}
+#: the evaluator's names where they differ from revmine's
+_ALIASES = {"c_sharp": "csharp"}
 #: the optional dependencies that install the grammars other than Java's (``pip install 'revmine[languages]'``)
 EXTRA = "languages"
 _PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
+
+
+@cache
+def _grammar(lang: str) -> Any:
+    """The tree-sitter grammar of ``lang``: revmine's own, or built as ``revmine.lang.languages`` builds them."""
+    if lang in LANGUAGES:
+        return languages.grammar(lang)
+    spec = GRAMMARS[lang]
+    return tree_sitter.Language(getattr(import_module(spec.module), spec.function)())
 
 
 def _parser(lang: str) -> Any:
     """This thread's tree-sitter parser of ``lang``."""
     parsers = _PARSERS.__dict__
     if lang not in parsers:
-        import tree_sitter
-        grammar = import_module(_LANGUAGES[lang].module)
-        parsers[lang] = tree_sitter.Parser(tree_sitter.Language(grammar.language()))
+        parsers[lang] = tree_sitter.Parser(_grammar(lang))
     return parsers[lang]
 
 
@@ -625,7 +783,7 @@ def _parser(lang: str) -> Any:
 def _cut(sexps: list[str], ranks: list[list[int]]) -> list[list[str]]:
     """For each S-expression, the parts that begin at the k-th opening parenthesis, for each k of its
     ``ranks``, and end at the matching one: found for all at once with numpy (per depth, opening and
-    closing parentheses alternate). No parenthesis may be quoted; the text is ASCII."""
+    closing parentheses alternate). No parenthesis may be quoted; the text is ASCII (see :func:`_structures`)."""
     joined = "".join(sexps)
     codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
     at = np.flatnonzero((codes == ord("(")) | (codes == ord(")")))
@@ -649,11 +807,15 @@ def _structures(texts: list[str], lang: str = "java") -> list[tuple[list[int], f
 
     A subtree's S-expression (``str(node)``, what the evaluator compares) is the part of the root's that
     starts at the node's parenthesis (the k-th for the k-th printed node) and ends at the matching one, so
-    tree-sitter prints each tree once (:func:`_cut`). A text whose S-expression quotes something (a
-    missing anonymous token, an unexpected character: a quoted parenthesis would mislead the matching)
-    or has an unprinted inner node gets ``str(node)`` of each of them instead. Each table is dropped once
-    read: with all of a batch's tables alive, building them took three times as long (measured)."""
-    parser, flow = _parser(lang), _LANGUAGES[lang].flow
+    tree-sitter prints each tree once (:func:`_cut`). Every printed node gives one ``(`` and one ``)``, so
+    where the text holds more than the walk counted printed nodes, one is quoted (a missing ``")"`` token,
+    an unexpected ``'('``) or printed but not reached (C#'s grammar 0.21 can recover with a missing token
+    inside an ``identifier``): such a text, a non-ASCII one (a quoted character) or one with an unprinted
+    inner node gets ``str(node)`` of each of them instead (quotes without parentheses, as ``(MISSING ";")``
+    in 7% of the raw predictions, need not: re-printing every subtree there cost a tenth of the time). Each
+    table is dropped once read: with all of a batch's tables alive, building them took three times as long
+    (measured)."""
+    parser, flow = _parser(lang), _FLOWS[lang]
     flows, plain, ranks, subtrees = [], [], [], []
     for text in texts:
         code = remove_comments(text, lang)
@@ -661,7 +823,7 @@ def _structures(texts: list[str], lang: str = "java") -> list[tuple[list[int], f
         table = _Table(root, code.split("\n"), flow)
         flows.append(Counter(data_flow(table, flow)))
         sexp = str(root)
-        if '"' in sexp or "'" in sexp or not sexp.isascii() or -1 in table.inner_ranks:
+        if not sexp.isascii() or -1 in table.inner_ranks or not sexp.count("(") == sexp.count(")") == table.printed:
             subtrees.append([str(node) for node in table.inner_nodes])
         else:
             subtrees.append(None)
@@ -689,11 +851,12 @@ class CodeBLEU(Metric):
 
     def __init__(self, lang: str = "java", alpha: float = 0.25, beta: float = 0.25, gamma: float = 0.25,
                  theta: float = 0.25, component: str = "codebleu") -> None:
-        if lang not in _LANGUAGES:
-            raise ValueError(f"lang must be one of {tuple(_LANGUAGES)} (a tree-sitter grammar and a data-flow "
+        lang = _ALIASES.get(lang, lang)
+        if lang not in _FLOWS:
+            raise ValueError(f"lang must be one of {(*_FLOWS, *_ALIASES)} (a tree-sitter grammar and a data-flow "
                              f"reading per language), not {lang!r}")
-        package = _LANGUAGES[lang].package
-        if find_spec(_LANGUAGES[lang].module) is None:
+        package = GRAMMARS[lang].package
+        if find_spec(GRAMMARS[lang].module) is None:
             raise ImportError(f"CodeBLEU(lang={lang!r}) needs the {package} grammar, which is not installed: "
                               f"pip install 'revmine[{EXTRA}]'")
         if component not in ("codebleu", *COMPONENTS):
@@ -702,7 +865,7 @@ class CodeBLEU(Metric):
         self.weights = (float(alpha), float(beta), float(gamma), float(theta))
 
     def settings(self) -> dict[str, object]:
-        package = _LANGUAGES[self.lang].package
+        package = GRAMMARS[self.lang].package
         out: dict[str, object] = {"lang": self.lang, "parser": f"{package}-{version(package)}",
                                   "keywords": "codexglue"}
         if self.component == "codebleu":
