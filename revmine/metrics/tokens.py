@@ -15,7 +15,16 @@ The signature of a metric names its tokeniser (``tok:space``, ``tok:char``, ``to
 * ``lc-alnum`` — :func:`rouge_tokenizer`: rouge-score's public ``DefaultTokenizer`` (lower-cased runs of
   ``[a-z0-9]``, optionally Porter-stemmed), ROUGE-1.5.5's tokenisation;
 * :func:`words` — :func:`normalise` (case folding, punctuation removal: Dey et al.'s factors) then
-  ``space``, for the METEOR family and the ``cmg2022`` variants.
+  ``space``, for the METEOR family and the ``cmg2022`` variants;
+* :func:`code_tokens` — the lexical tokens of code in any language of :mod:`revmine.lang.languages`: the
+  leaves of tree-sitter's tree of that language, comments dropped (other extras, such as C#'s ``#if``
+  lines, are kept), a string or character literal one token however tree-sitter splits it (``LITERALS``:
+  quotes, fragments, escapes, f-string interpolations), leaves that are only whitespace (C's end of a
+  preprocessor line, zero-width MISSING tokens of a recovered parse) dropped; text that tree-sitter's error
+  recovery skips (no leaf covers it, e.g. after an unterminated docstring) becomes its whitespace-separated
+  words. So the tokens joined are the code without its whitespace and comments, whether it parses or not
+  (cut-off model output). TREED's token fallback uses it for every language but Java, whose default stays
+  javalang's lexer.
 
 Tokenisers that belong to the implementation a signature names stay there: ``tok:tercom`` (TER) and
 chrF's character n-grams are sacrebleu's, TREED lexes Java with javalang (and falls back to ``space``).
@@ -25,10 +34,13 @@ from __future__ import annotations
 
 import re
 import string
+import threading
 import xml.sax.saxutils
 from typing import Callable, Sequence
 
 import numpy as np
+
+from ..lang import languages
 
 TOKENIZERS = ("space", "char")
 #: sacrebleu's tokenisers for natural language, as BLEU's ``tokenize`` names them -> sacrebleu's name.
@@ -219,5 +231,60 @@ def rouge_tokenizer(stemmer: bool) -> Callable[[str], list[str]]:
     return tokenizers.DefaultTokenizer(use_stemmer=stemmer).tokenize
 
 
-__all__ = ["PUNCTUATION", "SACREBLEU_TOKENIZERS", "TOKENIZERS", "WHITESPACE", "check_tokenizer", "codepoints", "codexglue_tokens",
-           "intern_tokens", "normalise", "rouge_tokenizer", "sacrebleu_tokenizer", "token_sequence", "words"]
+#: Per language, the node types tree-sitter splits into pieces that are one token: string and character
+#: literals (and the literal keywords C, C++ and C# hang under a node: ``NULL``, ``nullptr``, ``true``).
+LITERALS: dict[str, frozenset[str]] = {
+    "java": frozenset({"string_literal", "character_literal"}),
+    "python": frozenset({"string"}),
+    "javascript": frozenset({"string", "template_string"}),
+    "typescript": frozenset({"string", "template_string"}),
+    "go": frozenset({"interpreted_string_literal", "raw_string_literal", "rune_literal"}),
+    "c": frozenset({"string_literal", "char_literal", "null"}),
+    "cpp": frozenset({"string_literal", "char_literal", "raw_string_literal", "null"}),
+    "csharp": frozenset({"string_literal", "character_literal", "verbatim_string_literal", "raw_string_literal",
+                         "interpolated_string_expression", "boolean_literal"}),
+}
+_PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
+
+
+def sitter_parser(lang: str):
+    """This thread's tree-sitter parser of ``lang`` (one per thread and language, made on first use)."""
+    parsers = _PARSERS.__dict__
+    if lang not in parsers:
+        parsers[lang] = languages.parser(lang)
+    return parsers[lang]
+
+
+def code_tokens(code: str, lang: str) -> list[str]:
+    """The tokens of ``code`` in ``lang``: tree-sitter's leaves, comments dropped, a literal one token
+    (module docstring). For languages without a lexer of their own here (all but Java's javalang)."""
+    if lang not in LITERALS:
+        raise ValueError(f"lang must be one of {tuple(LITERALS)}, not {lang!r}")
+    source = code.encode("utf-8")
+    literals = LITERALS[lang]
+    out: list[str] = []
+    done = 0  # bytes before this are tokens, comments or whitespace
+
+    def skipped(start: int) -> None:  # text the parser's recovery skipped: its words (as ``space``)
+        if start > done:
+            out.extend(source[done:start].decode("utf-8", "replace").split())
+
+    stack = [sitter_parser(lang).parse(source).root_node]
+    while stack:
+        node = stack.pop()
+        comment = node.is_extra and "comment" in node.type  # not every extra: C#'s #if, ERROR nodes
+        if node.child_count and node.type not in literals and not comment:
+            stack.extend(reversed(node.children))
+            continue
+        skipped(node.start_byte)
+        token = source[node.start_byte:node.end_byte].decode("utf-8", "replace").strip()
+        if token and not comment:
+            out.append(token)
+        done = max(done, node.end_byte)
+    skipped(len(source))
+    return out
+
+
+__all__ = ["LITERALS", "PUNCTUATION", "SACREBLEU_TOKENIZERS", "TOKENIZERS", "WHITESPACE", "check_tokenizer",
+           "code_tokens", "codepoints", "codexglue_tokens", "intern_tokens", "normalise", "rouge_tokenizer",
+           "sacrebleu_tokenizer", "sitter_parser", "token_sequence", "words"]

@@ -1,4 +1,4 @@
-"""TREED: tree edit distance between the Java ASTs of a predicted method and its reference.
+"""TREED: tree edit distance between the ASTs of a predicted method and its reference (Java, or ``lang=``).
 
 Definition followed: the AST level of RUBY (Tran, Tran, Nguyen, Nguyen & Nguyen, "Does BLEU Score Work
 for Code Migration?", ICPC 2019), whose tree similarity is one minus the tree edit distance divided by
@@ -57,6 +57,47 @@ GVED's reader). Values under the two are not comparable (see "Parsers compared" 
   changes. A shift printed ``> >`` is not repaired (it cannot be told from two closing type arguments by
   the text): javalang's parser reads it as a shift, tree-sitter does not.
 
+Languages (``lang=``, default ``java``; the names of :mod:`revmine.lang.languages`: ``python``, ``javascript``,
+``typescript``, ``go``, ``c``, ``cpp``, ``csharp``). Everything above is Java's; the other languages are read
+by tree-sitter's grammar of the language (``parser:tree-sitter-python-<version>``..., recorded with
+``lang:python``... in the signature; Java's signature has no ``lang`` field, so it reads as before the
+setting existed, and its values are unchanged). ``parser="javalang"`` is Java's only (other languages: an
+error). The labels follow Java's tree-sitter rules: inner nodes by named node type, leaves (named tokens,
+and literals tree-sitter splits, as one leaf: ``revmine.metrics.tokens.LITERALS``) by their text, comments
+and the grammar's other extras (C#'s preprocessor lines, Python's line continuations) left out, and among the
+anonymous tokens only those that tell trees apart, all the tokens of these node types:
+
+* python: ``binary_operator``, ``boolean_operator``, ``comparison_operator``, ``unary_operator``,
+  ``augmented_assignment`` (``is not`` and ``not in`` are one leaf each);
+* javascript: ``binary_expression``, ``unary_expression``, ``update_expression``, ``assignment_expression``,
+  ``augmented_assignment_expression``; typescript: those and ``accessibility_modifier``, ``predefined_type``;
+* go: ``binary_expression``, ``unary_expression``, ``assignment_statement``, ``inc_statement``,
+  ``dec_statement``;
+* c: ``binary_expression``, ``unary_expression``, ``update_expression``, ``assignment_expression``,
+  ``pointer_expression`` (``*`` or ``&``), ``storage_class_specifier``, ``type_qualifier``,
+  ``sized_type_specifier``; cpp: those and ``access_specifier``, ``virtual_specifier``;
+* csharp: ``binary_expression``, ``prefix_unary_expression``, ``postfix_unary_expression``,
+  ``unary_expression``, ``assignment_expression``, ``modifier``; and C#'s ``this`` and ``base``, anonymous
+  tokens in its grammar (named nodes in the others), are leaves wherever they are.
+
+Keywords that other grammars keep anonymous under a node with punctuation (JavaScript's ``const``/``let``,
+``async``, ``static``) are left out, as Java's ``if`` or ``return``: their node types are the same.
+Reading: the text is parsed as a whole file (``program``); JavaScript and TypeScript methods, which are not
+valid at top level, are read next inside ``class _ { ... }``, and C# code is read inside that class first
+(a C# method at top level would read as a local function). One top-level node (a function, or one
+statement) is the root; several hang from a ``Statements`` root, as Java's statements do, with ``wrap``
+only; with ``wrap=False`` only one node whose type ends in ``_declaration`` or ``_definition`` (a function,
+method, class...) is read. A parse with ERROR or MISSING nodes is not parsed, as Java's. The src2abs repair
+is Java's (its artefacts come from src2abs's Java lexer): other languages are read as they are
+(``repair:none``). The fallback is Java's; ``fallback="tokens"`` compares tree-sitter's tokens of the
+language (:func:`revmine.metrics.tokens.code_tokens`: its leaves, comments dropped, a literal one token)
+instead of javalang's. On the functions Lizard finds in both versions of the real revisions of
+``code_revisions`` (``tests/test_metrics_languages.py``), the share that reads: python 514/514, go 373/478,
+c 676/721, cpp 934/946, javascript 774/834, typescript 189/214, csharp 569/575. The rest are not whole code:
+Lizard's lines of a function literal inside an expression (Go's ``func`` literals, a JavaScript object member
+``f: function() {...},``, a TypeScript arrow function cut mid-line), C macros used as syntax
+(``va_arg(ap, long long)``, a macro call without ``;``), C# functions cut inside ``#if``/``#endif``.
+
 Parsers compared, on the 17,190 pairs of the k=10 predictions of Tufano et al. 2021 (``benchmarks/
 bench_treed.py``): tree-sitter reads 1,699 of the 1,706 distinct references and 13,175 of the 16,559
 distinct predictions, javalang 1,703 and 13,251; both sides parse in 13,761 rows under tree-sitter and
@@ -94,7 +135,6 @@ roughly equal parts parsing, building the labelled trees (Python, one step per k
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any, ClassVar, Literal, Sequence
@@ -105,10 +145,11 @@ from javalang import tokenizer as jtok
 from javalang import tree as jtree
 from javalang.ast import Node
 
+from ..lang.languages import LANGUAGES
 from ._ted import PostorderTree, tree_edit_distance
 from .base import Metric, check_lengths
 from .edit import SED
-from .tokens import token_sequence
+from .tokens import LITERALS, code_tokens, sitter_parser, token_sequence
 
 Fallback = Literal["nan", "tokens", "sed"]
 ParserName = Literal["tree-sitter", "javalang"]
@@ -203,26 +244,33 @@ class StructureDistance(Metric):
 
 
 class TreeEditDistance(StructureDistance):
-    """TED / (|T_h| + |T_r|) over Java ASTs (tree-sitter-java's, or javalang's with ``parser="javalang"``), in
-    [0, 1], lower is better (see the module docstring)."""
+    """TED / (|T_h| + |T_r|) over Java ASTs (tree-sitter-java's, or javalang's with ``parser="javalang"``), or
+    over tree-sitter's ASTs of ``lang``, in [0, 1], lower is better (see the module docstring)."""
 
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
 
     def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True,
-                 parser: ParserName = "tree-sitter"):
+                 parser: ParserName = "tree-sitter", lang: str = "java"):
         if fallback not in ("nan", "tokens", "sed"):
             raise ValueError(f"fallback must be 'nan', 'tokens' or 'sed', not {fallback!r}")
         if parser not in ("tree-sitter", "javalang"):
             raise ValueError(f"parser must be 'tree-sitter' or 'javalang', not {parser!r}")
+        if lang not in LANGUAGES:
+            raise ValueError(f"lang must be one of {tuple(LANGUAGES)}, not {lang!r}")
+        if parser == "javalang" and lang != "java":
+            raise ValueError(f"parser 'javalang' reads Java only; lang {lang!r} needs parser 'tree-sitter'")
         self.fallback = fallback
-        self.repair = repair
+        self.repair = repair and lang == "java"  # src2abs's artefacts are Java's (module docstring)
         self.wrap = wrap
         self.parser = parser
+        self.lang = lang
 
     def settings(self) -> dict[str, object]:
+        language = {} if self.lang == "java" else {"lang": self.lang}  # Java's signatures predate the setting
         return {
-            "parser": parser_version(self.parser),
+            **language,
+            "parser": parser_version(self.parser, self.lang),
             "labels": "type+leaf",
             "cost": "unit",
             "norm": "sum",
@@ -245,7 +293,7 @@ class TreeEditDistance(StructureDistance):
             if key not in interned:
                 code = codes[text]
                 if flat and code.tokens is None:
-                    code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair))
+                    code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair, self.lang))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
                 ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
                 interned[key] = PostorderTree.build(ids, labelled.leftmost)
@@ -254,7 +302,7 @@ class TreeEditDistance(StructureDistance):
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
             for text in (hyp, ref):
                 if text not in codes:
-                    codes[text] = _parse(text, self.repair, self.wrap, self.parser)
+                    codes[text] = _parse(text, self.repair, self.wrap, self.parser, self.lang)
             hyp_parsed[row] = codes[hyp].ast is not None
             ref_parsed[row] = codes[ref].ast is not None
             flat = not (hyp_parsed[row] and ref_parsed[row])
@@ -287,13 +335,13 @@ def sed_fallback(normalised: np.ndarray, parsed: np.ndarray, hypotheses: Sequenc
     return out
 
 
-def method_tree(code: str, repair: bool = True, wrap: bool = True,
-                parser: ParserName = "tree-sitter") -> LabelTree | None:
+def method_tree(code: str, repair: bool = True, wrap: bool = True, parser: ParserName = "tree-sitter",
+                lang: str = "java") -> LabelTree | None:
     """The labelled AST TREED compares, as nested ``(label, children)`` tuples; None when it does not parse.
 
     For inspecting a surprising score, or feeding another TED implementation the very same tree.
     """
-    ast = _parse(code, repair, wrap, parser).ast
+    ast = _parse(code, repair and lang == "java", wrap, parser, lang).ast
     return None if ast is None else nested(ast.labels, ast.leftmost)[0]
 
 
@@ -354,10 +402,12 @@ def parse_code(code: str, repair: bool = True, wrap: bool = True) -> tuple[Parse
     return None, texts
 
 
-def _fallback_tokens(code: str, repair: bool) -> list[str]:
-    """The tokens the token fallback compares: javalang's (repaired), or whitespace-separated ones when
-    the text does not even lex. The same under either parser, so ``fallback:tokens`` values do not
-    depend on the parser."""
+def _fallback_tokens(code: str, repair: bool, lang: str = "java") -> list[str]:
+    """The tokens the token fallback compares: for Java javalang's (repaired), or whitespace-separated ones
+    when the text does not even lex, the same under either parser, so ``fallback:tokens`` values do not
+    depend on the parser; for the other languages tree-sitter's leaves (:func:`.tokens.code_tokens`)."""
+    if lang != "java":
+        return code_tokens(code, lang)
     tokens = _lex(code, repair)
     return token_sequence(code, "space") if tokens is None else [token.value for token in tokens]
 
@@ -370,14 +420,17 @@ def _lex(code: str, repair: bool) -> list[jtok.JavaToken] | None:
     return _repair(tokens) if repair else tokens
 
 
-def parser_version(parser: ParserName) -> str:
-    """The signature's ``parser`` value: the parser and the version of its Java grammar package."""
-    return f"tree-sitter-java-{version('tree-sitter-java')}" if parser == "tree-sitter" else f"javalang-{version('javalang')}"
+def parser_version(parser: ParserName, lang: str = "java") -> str:
+    """The signature's ``parser`` value: the parser and the version of its grammar package for ``lang``."""
+    if parser == "javalang":
+        return f"javalang-{version('javalang')}"
+    package = LANGUAGES[lang].package
+    return f"{package}-{version(package)}"
 
 
-def _parse(code: str, repair: bool, wrap: bool, parser: ParserName = "tree-sitter") -> _Code:
+def _parse(code: str, repair: bool, wrap: bool, parser: ParserName = "tree-sitter", lang: str = "java") -> _Code:
     if parser == "tree-sitter":
-        return _Code(_sitter_tree(code, repair, wrap), None)
+        return _Code(_sitter_tree(code, repair, wrap, lang), None)
     parsed, texts = parse_code(code, repair, wrap)
     if parsed is None:
         return _Code(None, texts)
@@ -448,12 +501,47 @@ def _flat_tree(tokens: list[str]) -> _Labelled:
 _SITTER_READINGS = (("method", b"class _ {\n", b"\n}"),
                     ("statements", b"class _ { void wrapped() {\n", b"\n} }"),
                     ("expression", b"class _ { void wrapped() { return\n", b"\n; } }"))
-#: Node types whose anonymous tokens tell trees apart (operators, modifier and primitive-type keywords);
-#: every other anonymous token (punctuation, `if`, `return`...) is implied by its parent's type.
-_SITTER_VARYING = frozenset({"binary_expression", "assignment_expression", "unary_expression",
-                             "update_expression", "modifiers", "integral_type", "floating_point_type"})
-#: Literals tree-sitter splits into quotes and fragments: one leaf, as one token.
-_SITTER_ATOMIC = frozenset({"string_literal", "character_literal"})
+_PROGRAM = ("program", b"", b"")
+_IN_CLASS = ("member", b"class _ {\n", b"\n}")
+
+
+@dataclass(frozen=True)
+class _SitterRules:
+    """How one language's tree-sitter tree becomes TREED's tree (module docstring, "Languages")."""
+
+    #: node types whose anonymous tokens tell trees apart (operators, modifier and type keywords): all their
+    #: children are kept; every other anonymous token (punctuation, `if`, `return`...) is implied by its parent
+    varying: frozenset[str]
+    #: literals tree-sitter splits into quotes and fragments: one leaf, as one token
+    literals: frozenset[str]
+    #: anonymous tokens kept as leaves wherever they are (C#'s `this` and `base`, named nodes elsewhere)
+    kept: frozenset[str] = frozenset()
+    #: (kind, text before, text after), tried in order: ``program`` reads the text as a whole file, ``member``
+    #: inside a class (methods of JavaScript, TypeScript and C# classes); Java's are ``_SITTER_READINGS``
+    readings: tuple[tuple[str, bytes, bytes], ...] = (_PROGRAM,)
+
+
+_C_VARYING = frozenset({"binary_expression", "unary_expression", "update_expression", "assignment_expression",
+                        "pointer_expression", "storage_class_specifier", "type_qualifier", "sized_type_specifier"})
+_JS_VARYING = frozenset({"binary_expression", "unary_expression", "update_expression", "assignment_expression",
+                         "augmented_assignment_expression"})
+_SITTER_RULES: dict[str, _SitterRules] = {
+    "java": _SitterRules(frozenset({"binary_expression", "assignment_expression", "unary_expression",
+                                    "update_expression", "modifiers", "integral_type", "floating_point_type"}),
+                         LITERALS["java"]),
+    "python": _SitterRules(frozenset({"binary_operator", "boolean_operator", "comparison_operator", "unary_operator",
+                                      "augmented_assignment"}), LITERALS["python"]),
+    "javascript": _SitterRules(_JS_VARYING, LITERALS["javascript"], readings=(_PROGRAM, _IN_CLASS)),
+    "typescript": _SitterRules(_JS_VARYING | {"accessibility_modifier", "predefined_type"}, LITERALS["typescript"],
+                               readings=(_PROGRAM, _IN_CLASS)),
+    "go": _SitterRules(frozenset({"binary_expression", "unary_expression", "assignment_statement", "inc_statement",
+                                  "dec_statement"}), LITERALS["go"]),
+    "c": _SitterRules(_C_VARYING, LITERALS["c"]),
+    "cpp": _SitterRules(_C_VARYING | {"access_specifier", "virtual_specifier"}, LITERALS["cpp"]),
+    "csharp": _SitterRules(frozenset({"binary_expression", "prefix_unary_expression", "postfix_unary_expression",
+                                      "unary_expression", "assignment_expression", "modifier"}), LITERALS["csharp"],
+                           kept=frozenset({"this", "base"}), readings=(_IN_CLASS, _PROGRAM)),
+}
 _SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 # The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
 # look-behinds keep `i -- > 0` (tokens `--` `>`) and `@ANNOTATION_1` as they are.
@@ -461,7 +549,6 @@ _SITTER_REPAIR = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|(?<!-)-\
                             r"|(?<![@\w$])(?<!@ )ANNOTATION_\d+(?![\w$])")
 _SITTER_SKIPPED = re.compile(r'''"""[\s\S]*?"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|//[^\n]*|/\*[\s\S]*?\*/''')
 _SITTER_SUSPECT = re.compile(r"[-:<]\s+[>:<]|ANNOTATION_")  # a quick test before the full repair
-_SITTER_PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
 
 
 def _sitter_repaired(match: re.Match[str]) -> str:
@@ -473,18 +560,16 @@ def _sitter_repaired(match: re.Match[str]) -> str:
     return text[0] + text[-1]
 
 
-def _sitter_parser() -> object:
-    parser = getattr(_SITTER_PARSERS, "parser", None)
-    if parser is None:
-        import tree_sitter
-        import tree_sitter_java
-        parser = _SITTER_PARSERS.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
-    return parser
+def _sitter_parser(lang: str = "java") -> object:
+    """This thread's tree-sitter parser of ``lang`` (Java's by default)."""
+    return sitter_parser(lang)
 
 
-def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
-    """The labelled tree of ``code`` read by tree-sitter-java, or None when no reading parses without
-    ERROR or MISSING nodes (tree-sitter always returns a tree; a recovered one counts as not parsed)."""
+def _sitter_tree(code: str, repair: bool, wrap: bool, lang: str = "java") -> _Labelled | None:
+    """The labelled tree of ``code`` read by tree-sitter's grammar of ``lang``, or None when no reading parses
+    without ERROR or MISSING nodes (tree-sitter always returns a tree; a recovered one counts as not parsed)."""
+    if lang != "java":
+        return _sitter_other(code, wrap, lang)
     if repair and _SITTER_SUSPECT.search(code):
         code = _SITTER_REPAIR.sub(_sitter_repaired, code)
     body = code.encode("utf-8")
@@ -504,18 +589,48 @@ def _sitter_tree(code: str, repair: bool, wrap: bool) -> _Labelled | None:
             if kind == "expression":  # `return ;` has no expression; `a ; b` is not one, though `return a ; b ;` parses
                 statements = _sitter_named(statements[0]) if len(statements) == 1 else []
             nodes = statements
-        if not nodes:
-            continue
-        labels: list[str] = []
-        leftmost: list[int] = []
-        try:  # the statements hang from a Statements root, as the method's body from the method node
-            _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost)
-        except RecursionError:  # thousands of nested expressions: as javalang, not read
-            return None
-        if kind != "statements":  # one node: drop the Statements root again
-            labels.pop(), leftmost.pop()
-        return _Labelled(labels, leftmost)
+        if nodes:  # the statements hang from a Statements root, as the method's body from the method node
+            return _sitter_labelled(nodes, kind == "statements", source, _SITTER_RULES["java"])
     return None
+
+
+def _sitter_other(code: str, wrap: bool, lang: str) -> _Labelled | None:
+    """:func:`_sitter_tree` for the languages but Java: each reading in turn (``_SitterRules.readings``); one
+    top-level node is the root, several hang from a Statements root (with ``wrap`` only; without it only one
+    declaration or definition is read)."""
+    rules = _SITTER_RULES[lang]
+    body = code.encode("utf-8")
+    parser = _sitter_parser(lang)
+    for kind, opening, closing in rules.readings:
+        source = opening + body + closing
+        root = parser.parse(source).root_node
+        if root.has_error:
+            continue
+        nodes = _sitter_named(root)
+        if kind == "member":
+            nodes = _sitter_named(nodes[0].child_by_field_name("body")) if len(nodes) == 1 else []
+        if len(nodes) == 1 and (wrap or nodes[0].type.endswith(_DEFINITIONS)):
+            return _sitter_labelled(nodes, False, source, rules)
+        if len(nodes) > 1 and wrap:
+            return _sitter_labelled(nodes, True, source, rules)
+    return None
+
+
+#: how every grammar here names the node of a function, method, class or variable declaration
+_DEFINITIONS = ("_declaration", "_definition")
+
+
+def _sitter_labelled(nodes: list, statements: bool, source: bytes, rules: _SitterRules) -> _Labelled | None:
+    """The labelled tree of ``nodes``: under a Statements root when ``statements``, else of the one node."""
+    labels: list[str] = []
+    leftmost: list[int] = []
+    try:
+        _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost, rules)
+    except RecursionError:  # thousands of nested expressions: as javalang, not read
+        return None
+    if not statements:  # one node: drop the Statements root again
+        labels.pop(), leftmost.pop()
+    return _Labelled(labels, leftmost)
 
 
 def _balanced(code: str) -> bool:
@@ -530,18 +645,24 @@ def _sitter_named(node: object) -> list:
     return [child for child in node.named_children if not child.is_extra]
 
 
-def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int]) -> int:
+def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int],
+                 rules: _SitterRules) -> int:
     """Append in postorder a node labelled ``kind`` over ``children`` (tree-sitter nodes: the node's named
-    children, or all its children for ``_SITTER_VARYING`` types) and their subtrees, comments left out;
-    return the postorder number of its leftmost leaf. Tokens are appended inline: this runs for every
-    node of every distinct string, the cost that matters besides parsing."""
+    children and ``rules.kept`` tokens, or all its children for ``rules.varying`` types) and their subtrees,
+    comments left out; return the postorder number of its leftmost leaf. Tokens are appended inline: this
+    runs for every node of every distinct string, the cost that matters besides parsing."""
     first = -1
     for child in children:
         if child.is_extra:  # a comment
             continue
-        if child.child_count and (child_kind := child.type) not in _SITTER_ATOMIC:
-            leaf = _sitter_walk(child_kind, child.children if child_kind in _SITTER_VARYING else child.named_children,
-                                source, labels, leftmost)
+        if child.child_count and (child_kind := child.type) not in rules.literals:
+            if child_kind in rules.varying:
+                grandchildren = child.children
+            elif rules.kept:
+                grandchildren = [node for node in child.children if node.is_named or node.type in rules.kept]
+            else:
+                grandchildren = child.named_children
+            leaf = _sitter_walk(child_kind, grandchildren, source, labels, leftmost, rules)
         else:  # a token: labelled by its text
             leaf = len(labels)
             labels.append(source[child.start_byte:child.end_byte].decode("utf-8"))
