@@ -402,7 +402,8 @@ def _run_mine(args: argparse.Namespace) -> int:
     options = JobOptions(cache=given.cache, repos=given.repos, cache_mode=getattr(args, "cache_mode", None),
                          batch_size=getattr(args, "batch_size", None), progress=_progress(args),
                          wait_on_rate_limit=not _flag(args, "no_wait"), concurrency=given.concurrency,
-                         max_concurrent_per_host=getattr(args, "max_concurrent_per_host", None))
+                         max_concurrent_per_host=getattr(args, "max_concurrent_per_host", None),
+                         languages=getattr(args, "languages", None))
     if args.job is not None:
         from .pipeline import load_job
 

@@ -281,7 +281,8 @@ def _preprocess(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     if ctx.distributed:  # the job's cluster rather than one of preprocess's own
         settings.update(engine="dask", workers=None, address=ctx.engine.address)
     counts = preprocess(job.out / "mined" / "rounds.parquet", target, progress=ctx.progress, **settings)
-    return _brief(counts), [target / "candidates.parquet", target / "dropped.parquet"]
+    hunks = [target / "hunks.parquet"] if "hunk" in settings["levels"] else []
+    return _brief(counts), [target / "candidates.parquet", target / "dropped.parquet", *hunks]
 
 
 def _filter(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
@@ -298,10 +299,12 @@ def _split(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     from .dataset.split import split_dataset
 
     target = job.out / "splits"
-    opts = dataclasses.replace(job.options["split"], rounds=job.out / "mined" / "rounds.parquet",
+    hunks = job.out / "preprocessed" / "hunks.parquet" if "hunk" in job.options["preprocess"].levels else None
+    opts = dataclasses.replace(job.options["split"], rounds=job.out / "mined" / "rounds.parquet", hunks=hunks,
                                engine=ctx.engine if ctx.distributed else None)
     result = split_dataset(job.out / "filtered" / "kept.parquet", target, opts)
-    return _brief(result), [target / f"{name}.parquet" for name in ("train", "eval", "test")]
+    return _brief(result), [target / f"{name}.parquet" for name in ("train", "eval", "test")] + (
+        [target / "hunks.parquet"] if hunks else [])
 
 
 def _export(job: Job, ctx: Context) -> tuple[dict, list[Path]]:

@@ -36,9 +36,10 @@ COMMENT_TYPE = pa.struct([
     pa.field("outdated", pa.bool_()),  # GitHub: anchored by original_* fields only
 ])
 
-ROUNDS_NAME, ROUNDS_VERSION = "rounds", 1
+ROUNDS_NAME, ROUNDS_VERSION = "rounds", 2  # 2: language, content_base
 
-#: One row per (review round, Java file): the file as submitted, as revised, and the comments on it.
+#: One row per (review round, file in a language mined): the file at the change's base, as submitted, as
+#: revised, and the comments on it.
 ROUNDS_SCHEMA = _versioned(ROUNDS_NAME, ROUNDS_VERSION, [
     pa.field("round_id", pa.string(), nullable=False),  # "{source}:{host}:{project}:{change}:{round}"
     pa.field("source", pa.string(), nullable=False),  # "gerrit" | "github"
@@ -55,6 +56,10 @@ ROUNDS_SCHEMA = _versioned(ROUNDS_NAME, ROUNDS_VERSION, [
     pa.field("path_before", pa.string()),
     pa.field("path_after", pa.string()),  # differs from path_before on a rename; None when deleted
     pa.field("file_status", pa.string()),  # "modified" | "added" | "deleted" | "renamed"
+    pa.field("language", pa.string()),  # revmine.lang.languages.language_of the file ("java", "python"...)
+    # the file at the parent of the revision submitted (Gerrit: the patch set's parent; GitHub: the parent of
+    # the pull request's first commit): the side CodeReviewer's diff hunks start from; None when absent there
+    pa.field("content_base", pa.large_string()),
     pa.field("content_before", pa.large_string()),
     pa.field("content_after", pa.large_string()),
     pa.field("comments", pa.list_(COMMENT_TYPE)),
@@ -83,9 +88,14 @@ class DropReason:
     SPANS_METHODS = "spans_methods"  # range touches more than one method
     METHOD_DELETED = "method_deleted"  # the method has no counterpart in the next revision
     ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
+    # hunk-level rows (CodeReviewer's): which comments make none
+    OUTSIDE_HUNK = "outside_hunk"  # the comment's line is in no hunk of the base -> submitted diff
+    OWNER_COMMENT = "owner_comment"  # written by the change's owner, not a reviewer
+    REPLY = "reply"  # an answer in a thread, not the reviewer's first comment
+    NO_BASE = "no_base"  # the base revision's file could not be read (the hunks need it)
 
 
-CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 2
+CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 3  # 3: language
 
 #: Provenance shared by candidate and dropped rows: back to the round, the file and the comment.
 _PROVENANCE_FIELDS: list[pa.Field] = [
@@ -95,6 +105,7 @@ _PROVENANCE_FIELDS: list[pa.Field] = [
     pa.field("change", pa.string(), nullable=False),
     pa.field("round", pa.int32(), nullable=False),
     pa.field("path", pa.string()),  # the file as submitted (path_before; path_after when there is none)
+    pa.field("language", pa.string()),  # the file's language (rounds' language)
     pa.field("comment_id", pa.string()),
     pa.field("comment_author", pa.string()),
     pa.field("comment_is_owner", pa.bool_()),
@@ -133,11 +144,12 @@ CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
     pa.field("m_s_marked", pa.large_string()),
 ])
 
-DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 1
+DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 2  # 2: language
 
 #: Every input of the preprocess stage that made no candidate, with the reason (``DropReason``).
 DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
-    pa.field("kind", pa.string(), nullable=False),  # what was dropped: "file" | "comment" | "method"
+    # what was dropped: "file" | "comment" | "method", and at the hunk level "hunk_file" | "hunk_comment"
+    pa.field("kind", pa.string(), nullable=False),
     pa.field("reason", pa.string(), nullable=False),
     pa.field("detail", pa.string()),  # human-readable: which side, which field, the limit hit
     *_PROVENANCE_FIELDS,
@@ -145,6 +157,45 @@ DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
     pa.field("signature", pa.string()),
     pa.field("start_line_before", pa.int32()),
     pa.field("end_line_before", pa.int32()),
+])
+
+HUNKS_NAME, HUNKS_VERSION = "hunks", 1
+
+#: Hunk-level rows as CodeReviewer builds them (:mod:`revmine.preprocess.hunks`): every hunk of the change's
+#: base -> submitted diff of a file, once per reviewer comment on it (``y`` = 1) or once without one (``y`` = 0).
+#: Lines are 1-based and inclusive; a side without lines has end = start - 1.
+HUNKS_SCHEMA = _versioned(HUNKS_NAME, HUNKS_VERSION, [
+    pa.field("round_id", pa.string(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("project", pa.string(), nullable=False),
+    pa.field("change", pa.string(), nullable=False),
+    pa.field("round", pa.int32(), nullable=False),
+    pa.field("path", pa.string()),
+    pa.field("language", pa.string()),
+    pa.field("oldf", pa.large_string(), nullable=False),  # the whole base file (CodeReviewer's ``oldf``)
+    pa.field("hunk_index", pa.int32(), nullable=False),  # 0-based, in the file's diff
+    pa.field("old_start", pa.int32()),
+    pa.field("old_end", pa.int32()),
+    pa.field("new_start", pa.int32()),
+    pa.field("new_end", pa.int32()),
+    pa.field("patch", pa.large_string(), nullable=False),  # the hunk under review, ``@@`` header included
+    pa.field("old", pa.large_string(), nullable=False),  # its lines without the header (``ref``'s old)
+    pa.field("new_hunk", pa.large_string(), nullable=False),  # the same base lines after the revision, header
+    pa.field("new", pa.large_string(), nullable=False),  # its lines without the header (``ref``'s new)
+    pa.field("y", pa.int8(), nullable=False),  # 1: a reviewer commented on the hunk (``cls``)
+    pa.field("comment_id", pa.string()),
+    pa.field("comment_author", pa.string()),
+    pa.field("comment_start_line", pa.int32()),
+    pa.field("comment_end_line", pa.int32()),
+    pa.field("comment", pa.string()),
+])
+
+HUNK_DATASET_NAME, HUNK_DATASET_VERSION = "hunk_dataset", 1
+
+#: The hunk rows with their split (``splits/hunks.parquet``; CodeReviewer's JSON Lines are exported from it).
+HUNK_DATASET_SCHEMA = _versioned(HUNK_DATASET_NAME, HUNK_DATASET_VERSION, [
+    pa.field("split", pa.string(), nullable=False),  # "train" | "eval" | "test"
+    *HUNKS_SCHEMA,
 ])
 
 # --- filters and dataset stages: kept.parquet, dropped.parquet, filter_report.parquet, splits ------------
@@ -155,12 +206,12 @@ _DATASET_KEY_FIELDS: list[pa.Field] = [
     pa.field("cluster_id", pa.string(), nullable=False),
 ]
 
-FILTERED_NAME, FILTERED_VERSION = "filtered", 2
+FILTERED_NAME, FILTERED_VERSION = "filtered", 3  # 3: language
 
 #: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
 FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
 
-FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 2
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 3  # 3: language
 
 #: A candidate removed by a dataset filter or by the split, with the filter's name and why.
 FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, [
@@ -171,21 +222,23 @@ FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, 
     *CANDIDATES_SCHEMA,
 ])
 
-FILTER_REPORT_NAME, FILTER_REPORT_VERSION = "filter_report", 1
+FILTER_REPORT_NAME, FILTER_REPORT_VERSION = "filter_report", 2  # 2: language
 
-#: The "Filters" table in long form: one row per (kind, filter step, source); source "all" is the total.
+#: The "Filters" table in long form: one row per (kind, filter step, source) with language "all", and per
+#: (kind, filter step, language) with source "all"; source and language "all" is the total.
 #: Step 0 is the ``input``; ``remaining`` is what is left after the step, in the order filters run.
 FILTER_REPORT_SCHEMA = _versioned(FILTER_REPORT_NAME, FILTER_REPORT_VERSION, [
     pa.field("kind", pa.string(), nullable=False),  # "triplet" | "pair"
     pa.field("step", pa.int32(), nullable=False),
     pa.field("filter", pa.string(), nullable=False),
     pa.field("source", pa.string(), nullable=False),
+    pa.field("language", pa.string(), nullable=False),
     pa.field("removed", pa.int64(), nullable=False),
     pa.field("remaining", pa.int64(), nullable=False),
     pa.field("ran", pa.bool_(), nullable=False),  # False: the filter was skipped (or had no row to look at)
 ])
 
-DATASET_NAME, DATASET_VERSION = "dataset", 2
+DATASET_NAME, DATASET_VERSION = "dataset", 3  # 3: language
 
 #: One example of a split (``train.parquet``, ``eval.parquet``, ``test.parquet``, and the export).
 DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
@@ -268,6 +321,18 @@ AGREEMENT_SCHEMA = _versioned(
         pa.field("pearson_hi", pa.float64()),
     ],
 )
+
+
+#: Files of an earlier version that readers still take: the columns each lacks and what they meant there
+#: (before ``language`` every row was Java; a round mined before ``content_base`` has no base text). A reader
+#: adds them with these values (:func:`revmine.io.store.upgraded`), so no stage needs to know.
+UPGRADES: dict[str, dict[str, str | None]] = {
+    f"{ROUNDS_NAME}/1": {"language": "java", "content_base": None},
+    **{f"{name}/{version - 1}": {"language": "java"} for name, version in (
+        (CANDIDATES_NAME, CANDIDATES_VERSION), (DROPPED_NAME, DROPPED_VERSION), (FILTERED_NAME, FILTERED_VERSION),
+        (FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION), (DATASET_NAME, DATASET_VERSION))},
+    f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
+}
 
 
 def schema_id(schema: pa.Schema) -> str | None:

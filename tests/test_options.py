@@ -35,14 +35,14 @@ def _example_job(tmp_path: Path, old: str = "", new: str = "") -> Path:
     ('strategy = "random"', 'strategy = "bogus"', "split.strategy",
      'must be one of "random", "project", "time", not "bogus"'),
     ('formats = ["parquet", "opennmt", "jsonl"]', 'formats = ["csv"]', "export.formats",
-     'must be a list of strings from "parquet", "opennmt", "jsonl", not "csv"'),
+     'must be a list of strings from "parquet", "opennmt", "jsonl", "codereviewer", not "csv"'),
     ("fractions = [0.8, 0.1, 0.1]", "fractions = [0.8, 0.1, 0.2]", "split.fractions",
      "must sum to 1, not 1.1 ([0.8, 0.1, 0.2])"),
     ("max_tokens = 100", "max_tokens = -5", "filter.max_tokens", "must be an integer >= 1, not -5"),
     ("timeout = 10.0", "timeout = 0", "preprocess.timeout", "must be a number > 0, not 0.0"),
     ("batch_size = 2", "batchsize = 2", "job", "unknown setting(s) ['batchsize']; known: "
-     "['batch_size', 'cache', 'cache_mode', 'concurrency', 'max_concurrent_per_host', 'out', 'recordings', "
-     "'repos']"),
+     "['batch_size', 'cache', 'cache_mode', 'concurrency', 'languages', 'max_concurrent_per_host', 'out', "
+     "'recordings', 'repos']"),
     ("[export]", "[export]\nlicence = \"MIT\"", "export",
      "unknown setting(s) ['licence']; known: ['formats', 'name', 'representations']"),
 ])

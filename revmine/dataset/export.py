@@ -11,6 +11,7 @@ an earlier export survives; the same splits give byte-identical files)::
     opennmt/pairs/{src,tgt}-{train,eval,test}.txt
     jsonl/{triplets,pairs}/{train,eval,test}.jsonl
     representations/{triplets,pairs}/{train,eval,test}.jsonl   with --representations: tokens, SPTs
+    codereviewer/{msg,ref,cls}-{train,valid,test}.jsonl  hunk-level rows (the splits' hunks.parquet), CodeReviewer's
 
 Only the formats asked for are written, and the card describes what was written: its ``configs`` header maps
 the Parquet files, or the JSON Lines files when no Parquet was written (``datasets`` reads both), and is left
@@ -64,24 +65,27 @@ import pyarrow.compute as pc
 
 from ..runtime.engine import Engine, LocalEngine
 from ..errors import InputError
-from ..io.filter_report import report_markdown
+from ..io.filter_report import UNKNOWN, report_markdown
 from ..runtime.options import check, option
-from ..lang.representations import simplified_parse_tree, spt_size, spt_tokens, token_stream
+from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..io.rows import HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, TRIPLET
-from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA
+from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
 from ..io.textio import read_lines
 from .overlap import OVERLAP_FILE, overlap_markdown
-from .split import SPLITS, SUMMARY_FILE
+from .codereviewer import write_codereviewer
+from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
 
-FORMATS = ("parquet", "opennmt", "jsonl")
+FORMATS = ("parquet", "opennmt", "jsonl", "codereviewer")
+#: revmine's split -> CodeReviewer's file names
+CODEREVIEWER_SPLITS = {"train": "train", "eval": "valid", "test": "test"}
 CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
 CARD_FILE = "README.md"
 #: Top-level entries an export writes: the only ones an existing output directory may hold.
-OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl", "representations")
+OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl", "representations", "codereviewer")
 REPRESENTATIONS = ("tokens", "spt")
 #: The code columns representations are computed from: (column, abstracted).
 CODE_COLUMNS = (("m_s", False), ("m_r", False), ("m_s_abstract", True), ("m_r_abstract", True))
@@ -111,7 +115,8 @@ _COLUMN_DOCS = {
     "project": "the project on its host",
     "change": "Gerrit change number or GitHub pull-request number",
     "round": "patch set (Gerrit) or commit index (GitHub) that was reviewed",
-    "path": "Java file as submitted",
+    "path": "file as submitted",
+    "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp)",
     "comment_id": "the reviewer comment's id on its host",
     "comment_author": "the comment's author",
     "comment_is_owner": "whether the comment's author owns the change",
@@ -146,7 +151,9 @@ class ExportOptions:
     """What to write and what the card says."""
 
     formats: tuple[str, ...] = option(FORMATS, "what to write: parquet (Hugging Face layout), opennmt (the 2021 "
-                                               "replication package's text files), jsonl", items=True, choices=FORMATS)
+                                               "replication package's text files), jsonl, codereviewer (CodeReviewer's "
+                                               "msg/ref/cls JSON Lines of the hunk rows, when the splits have them)",
+                                      items=True, choices=FORMATS)
     name: str = option("Code review dataset", "the dataset card's title")
     filter_report: Path | None = option(None, "filter_report.parquet, for the card's Filters section (revmine run: "
                                               "the filter stage's)", type=Path, job=False,
@@ -189,9 +196,14 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
     card_counts = CardCounts()
+    hunks = _hunks(splits_dir) if "codereviewer" in formats else None
+    if hunks is None:  # no hunk-level rows: nothing of CodeReviewer's to write
+        formats = tuple(f for f in formats if f != "codereviewer")
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for name, parts in splits.items():
             _export_split(staging, name, parts, kinds, formats, options, card_counts)
+        if hunks is not None:
+            card_counts.hunks = _export_hunks(hunks, staging / "codereviewer")
         spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
         write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
                                                      spt_totals if "spt" in options.representations else None,
@@ -201,8 +213,35 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
              "(datasets cannot load a split with no rows)")
     files = [path for kind in kinds for name in SPLITS
              for path in _part_files(kind, name, formats, options.representations)]
+    if hunks is not None:
+        files += [f"codereviewer/{task}-{theirs}.jsonl" for theirs in CODEREVIEWER_SPLITS.values()
+                  for task in ("msg", "ref", "cls")]
     return {"sizes": sizes, "split_names": SPLIT_NAMES, "empty_splits": empty, "files": [*files, CARD_FILE],
             "card": str(out_dir / CARD_FILE)}
+
+
+def _hunks(splits_dir: Path) -> pa.Table | None:
+    """The split's hunk rows (``hunks.parquet``, written when the preprocess stage built hunk-level rows)."""
+    path = splits_dir / HUNKS_FILE
+    return read_table(path, expect=HUNK_DATASET_SCHEMA) if path.exists() else None
+
+
+def _export_hunks(hunks: pa.Table, folder: Path) -> Counter[tuple[str, str, str]]:
+    """CodeReviewer's three files per split (:func:`.codereviewer.write_codereviewer`); rows per (task, language,
+    split) for the card."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for name, theirs in CODEREVIEWER_SPLITS.items():
+        rows = hunks.filter(pc.equal(hunks.column("split"), name)).to_pylist()
+        write_codereviewer(rows, folder, theirs)
+        seen = set()
+        for row in rows:
+            if row["comment"] is not None:
+                counts[("msg", row["language"] or UNKNOWN, name)] += 1
+            hunk = (row["round_id"], row["path"], row["hunk_index"])
+            if hunk not in seen:
+                seen.add(hunk)
+                counts[("cls", row["language"] or UNKNOWN, name)] += 1
+    return counts
 
 
 def _kind_counts(splits: dict[str, Parts]) -> Counter[tuple[str, str]]:
@@ -224,13 +263,20 @@ class CardCounts:
 
     per_source: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     per_project: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    per_language: Counter[tuple[str, str, str]] = field(default_factory=Counter)  # (kind, language, split)
+    hunks: Counter[tuple[str, str, str]] | None = None  # CodeReviewer rows per (task, language, split)
     spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def count(self, name: str, batch: pa.RecordBatch) -> None:
-        for kind, source, project in zip(batch.column("kind").to_pylist(), batch.column("source").to_pylist(),
-                                         batch.column("project").to_pylist()):
+        for kind, source, project, language in zip(*(batch.column(n).to_pylist()
+                                                      for n in ("kind", "source", "project", "language"))):
             self.per_source[(kind, source, name)] += 1
             self.per_project[(kind, source, project)] += 1
+            self.per_language[(kind, language or UNKNOWN, name)] += 1
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted({language for _, language, _ in self.per_language})
 
 
 def _part_files(kind: str, name: str, formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str]:
@@ -285,7 +331,7 @@ def _task_columns(kinds: list[str], formats: tuple[str, ...], representations: t
         return None
     needed = {column for kind in kinds for column in OPENNMT_FILES[kind].values()} if "opennmt" in formats else set()
     if representations:
-        needed |= {"id", *(column for column, _ in CODE_COLUMNS)}
+        needed |= {"id", "language", *(column for column, _ in CODE_COLUMNS)}
     return sorted(needed)
 
 
@@ -304,7 +350,7 @@ def format_rows(chunk: tuple[str, pa.RecordBatch], formats: tuple[str, ...], rep
     totals = dict.fromkeys(SPT_TOTALS, 0)
     if representations:
         texts.append(_lines(_representation(row, representations, totals) for row in
-                            rows.select(["id", *(c for c, _ in CODE_COLUMNS)]).to_pylist()))
+                            rows.select(["id", "language", *(c for c, _ in CODE_COLUMNS)]).to_pylist()))
     return kind, texts, totals
 
 
@@ -340,16 +386,19 @@ SPT_TOTALS = ("methods", "nodes", "edges", "errors", "abstract_nodes", "abstract
 def _representation(row: dict[str, Any], representations: tuple[str, ...], totals: dict[str, int]) -> str:
     """One row's representations line; its SPTs' sizes are added to ``totals``."""
     record: dict[str, Any] = {"id": row["id"]}
+    language = row["language"] or "java"  # a row that does not say: Java, as every row was before languages
+    spt = "spt" in representations and language in SPT_LANGUAGES  # CodeNet gives no SPT of the others: null
     for column, abstracted in CODE_COLUMNS:
         code = row[column] or ""
-        graph = simplified_parse_tree(code, abstracted) if "spt" in representations else None
+        graph = simplified_parse_tree(code, language, abstracted) if spt else None
         if "tokens" in representations:
             reuse = graph is not None and not abstracted  # raw code: the tree's leaves are its tokens
-            tokens = spt_tokens(graph) if reuse else token_stream(code, abstracted)
+            tokens = spt_tokens(graph) if reuse else token_stream(code, language, abstracted)
             record[f"{column}_tokens"] = [t.text for t in tokens]
             record[f"{column}_token_kinds"] = [t.kind for t in tokens]
-        if graph is not None:
+        if "spt" in representations:
             record[f"{column}_spt"] = graph
+        if graph is not None:
             nodes, edges = spt_size(graph)
             prefix = "abstract_" if abstracted else ""
             totals[prefix + "nodes"] += nodes
@@ -401,7 +450,8 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     in ``formats`` (those written), the representations' SPT totals and how to load them."""
     total = sum(counts.per_source.values())
     header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
-              "tags:", "- code-review", "- code-refinement", "- java", "task_categories:",
+              "tags:", "- code-review", "- code-refinement", *(f"- {lang}" for lang in counts.languages or ["java"]),
+              "task_categories:",
               "- text2text-generation", "size_categories:", f"- {_size_category(total)}"]
     loadable = next((f for f in ("parquet", "jsonl") if f in formats), None)  # what `datasets` is pointed at
     if loadable is not None:
@@ -427,6 +477,10 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
         body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
                  "(`datasets` cannot load a split with no rows); their files are written, empty."]
     body += ["", *_sources(counts, kinds), ""]
+    if len(counts.languages) > 1:
+        body += [*_languages(counts, kinds), ""]
+    if counts.hunks is not None:
+        body += [*_hunk_section(counts.hunks), ""]
     if report is not None:
         body += [report_markdown(report, level=2).rstrip(), ""]
     else:
@@ -458,6 +512,8 @@ _FILE_DOCS = {
                "validation), test.",
     "jsonl": "- `jsonl/<config>/<split>.jsonl`: one JSON object per line, every column; splits named train, eval "
              "(the configs' validation), test.",
+    "codereviewer": "- `codereviewer/{msg,ref,cls}-<split>.jsonl`: the hunk-level rows in CodeReviewer's JSON Lines "
+                    "(its field names; splits named train, valid, test).",
 }
 
 
@@ -544,6 +600,36 @@ def _sources(counts: CardCounts, kinds: list[str]) -> list[str]:
         lines += ["", f"Projects with the most {CONFIGS[kind]} ({min(len(ranked), MAX_PROJECTS_LISTED)} of "
                   f"{len(ranked)}):", ""]
         lines += [f"- {source}: {project} ({n:,})" for source, project, n in ranked[:MAX_PROJECTS_LISTED]]
+    return lines
+
+
+def _languages(counts: CardCounts, kinds: list[str]) -> list[str]:
+    """Rows per language, config and split (a dataset of more than one language)."""
+    lines = ["## Languages", "", "Rows per language (of the file the method is in) and config.", "",
+             "| language | config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
+             "|---|---|" + "---:|" * (len(SPLITS) + 1)]
+    for language in counts.languages:
+        for kind in kinds:
+            rows = [counts.per_language[(kind, language, n)] for n in SPLITS]
+            if any(rows):
+                lines.append(f"| {language} | {CONFIGS[kind]} | " + " | ".join(f"{n:,}" for n in rows)
+                             + f" | {sum(rows):,} |")
+    return lines
+
+
+def _hunk_section(hunks: Counter[tuple[str, str, str]]) -> list[str]:
+    """The hunk-level rows written in CodeReviewer's format, per task, language and split."""
+    lines = ["## Hunk-level rows (CodeReviewer)", "",
+             "`codereviewer/` holds the review comments on diff hunks in the JSON Lines of CodeReviewer (Li et al., "
+             "ESEC/FSE 2022): `msg` and `ref` one row per reviewer comment (the hunk, the comment, and for `ref` the "
+             "same region after the revision), `cls` one row per hunk (`y` = 1 when commented). `ref` has as many "
+             "rows as `msg`. Read back with `revmine import codereviewer`.", "",
+             "| task | language | " + " | ".join(CODEREVIEWER_SPLITS.values()) + " | total |",
+             "|---|---|" + "---:|" * (len(SPLITS) + 1)]
+    for task in ("msg", "cls"):
+        for language in sorted({lang for t, lang, _ in hunks if t == task}):
+            rows = [hunks[(task, language, name)] for name in SPLITS]
+            lines.append(f"| {task} | {language} | " + " | ".join(f"{n:,}" for n in rows) + f" | {sum(rows):,} |")
     return lines
 
 

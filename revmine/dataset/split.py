@@ -25,7 +25,13 @@ work too (ids are then computed here). Either way the split does not take the cl
 the exact near-duplicate join (:mod:`revmine.algorithms.near_duplicates`) over its rows and merges what it finds
 with the given clusters, so no near-duplicate pair can straddle two splits whatever produced the input (an
 older revmine clustered with MinHash LSH, which missed a few pairs). Merged clusters keep the smallest given
-cluster id. The five files are written into a staged directory that replaces ``out_dir`` whole
+cluster id.
+
+Hunk-level rows (``hunks``: the preprocess stage's ``hunks.parquet``, CodeReviewer's unit) are split in the same
+run into ``hunks.parquet`` (:data:`~revmine.schema.HUNK_DATASET_SCHEMA`): whole changes, projects or rounds in time
+order are dealt with the same seed and fractions (:func:`_split_hunks`); the two levels are dealt apart.
+
+The five files (six with hunks) are written into a staged directory that replaces ``out_dir`` whole
 (:mod:`revmine.io.staging`): a failed re-run leaves the previous split untouched, never a mix of two seeds.
 """
 
@@ -50,15 +56,17 @@ from ..io.rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
-from ..schema import DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, ROUNDS_SCHEMA
+from ..schema import (DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, HUNK_DATASET_SCHEMA,
+                      HUNKS_SCHEMA, ROUNDS_SCHEMA)
 from ..io.staging import staged_directory
-from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json
+from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json, write_table
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
 STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
+HUNKS_FILE = "hunks.parquet"
 DROPPED = len(SPLITS)  # the sink after the splits'
 
 
@@ -74,6 +82,9 @@ class SplitOptions:
     rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
                                        "the mined rounds)", type=Path, job=False,
                                        stdin=".parquet")
+    hunks: Path | None = option(None, "hunks.parquet of the preprocess stage, split too: whole changes (or projects, "
+                                      "or rounds in time order) at a time (revmine run: with levels = [.., \"hunk\"])",
+                                type=Path, job=False)
     near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
     duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
     #: where the near-duplicate join runs (:mod:`revmine.runtime.engine`; None: here); the dealing of clusters to
@@ -135,8 +146,15 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     }
     del rows, keeper, order, at_home
 
+    hunks = None if options.hunks is None else _split_hunks(options, source.path)
+    if hunks is not None:
+        summary["hunks"] = {name: int(pc.sum(pc.equal(hunks.column("split"), name)).as_py() or 0) for name in SPLITS}
+
     out_dir = Path(out_dir)
-    with staged_directory(out_dir, (*(f"{name}.parquet" for name in SPLITS), DROPPED_FILE, SUMMARY_FILE)) as staging:
+    outputs = (*(f"{name}.parquet" for name in SPLITS), DROPPED_FILE, SUMMARY_FILE, *([HUNKS_FILE] if hunks else []))
+    with staged_directory(out_dir, outputs) as staging:
+        if hunks is not None:
+            write_table(hunks, staging / HUNKS_FILE, HUNK_DATASET_SCHEMA)
         with contextlib.ExitStack() as stack:
             sinks = [stack.enter_context(RowGroupWriter(staging / f"{name}.parquet", DATASET_SCHEMA, ROW_GROUP_ROWS))
                      for name in SPLITS]
@@ -159,7 +177,31 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
                                                       [cluster[start + i] for i in here]), at[start + np.array(here)])
         write_json(staging / SUMMARY_FILE, summary)
     return {**summary, "paths": {name: str(out_dir / f"{name}.parquet") for name in SPLITS},
-            "dropped_path": str(out_dir / DROPPED_FILE), "summary_path": str(out_dir / SUMMARY_FILE)}
+            "dropped_path": str(out_dir / DROPPED_FILE), "summary_path": str(out_dir / SUMMARY_FILE),
+            **({"hunks_path": str(out_dir / HUNKS_FILE)} if hunks is not None else {})}
+
+
+def _split_hunks(options: SplitOptions, path: Path | None) -> pa.Table:
+    """The hunk rows with a ``split`` column, in split order then input order. The strategy's units are whole
+    changes (``random``: every hunk of every patch set of a change in one split, so a hunk and its near-copy on
+    the next patch set never straddle two splits), projects (``project``), or rounds in time order (``time``),
+    dealt with the method rows' seed and fractions; the two levels are dealt apart (each is its own dataset)."""
+    table = read_table(options.hunks, expect=HUNKS_SCHEMA)
+    rng = np.random.default_rng(options.seed)
+    if options.strategy == "random":
+        units = list(zip(*(table.column(n).to_pylist() for n in ("source", "project", "change"))))
+        order = _shuffled(sorted(set(units)), rng)
+    elif options.strategy == "project":
+        units = table.column("project").to_pylist()
+        order = _shuffled(sorted(set(units)), rng)
+    else:
+        units = table.column("round_id").to_pylist()
+        times = _round_times(units, options, options.hunks)
+        order = sorted(set(units), key=lambda r: (times[r], r))
+    splits = np.array(_deal(units, order, options.fractions))
+    rows = np.concatenate([np.flatnonzero(splits == s) for s in range(len(SPLITS))]).astype(np.int64)
+    names = pa.array([SPLITS[s] for s in splits[rows].tolist()], pa.string())
+    return table.take(pa.array(rows)).add_column(0, "split", names).cast(HUNK_DATASET_SCHEMA)
 
 
 def _clusters(rows: CandidateRows, options: SplitOptions, path: Path | None) -> list[str]:
@@ -198,7 +240,7 @@ def _natural_splits(rows: CandidateRows, cluster: Sequence[str], options: SplitO
         order = _shuffled(sorted(set(units)), rng)
     else:
         units = rows.col("round_id")
-        times = _round_times(rows, options, path)
+        times = _round_times(units, options, path)
         order = sorted(set(units), key=lambda r: (times[r], r))
     return _deal(units, order, options.fractions)
 
@@ -220,7 +262,7 @@ def _deal(units: Sequence[Hashable], order: Sequence[Hashable], fractions: Seque
     return [split_of[u] for u in units]
 
 
-def _round_times(rows: CandidateRows, options: SplitOptions, path: Path | None) -> dict[str, Any]:
+def _round_times(round_ids: Sequence[str], options: SplitOptions, path: Path | None) -> dict[str, Any]:
     """round_id -> the round's ``created`` time in the rounds file (earliest of its rows)."""
     if options.rounds is None:
         raise InputError(path, "the time split needs the rounds' times: give the rounds.parquet file (rounds=...)")
@@ -230,7 +272,7 @@ def _round_times(rows: CandidateRows, options: SplitOptions, path: Path | None) 
     for round_id, created in zip(rounds.column("round_id").to_pylist(), rounds.column("created").to_pylist()):
         if round_id not in times or created < times[round_id]:
             times[round_id] = created
-    missing = next((r for r in rows.col("round_id") if r not in times), None)
+    missing = next((r for r in round_ids if r not in times), None)
     if missing is not None:
         raise InputError(options.rounds, f"no created time for round {missing!r} of {path or 'the dataset'}",
                          field="created")

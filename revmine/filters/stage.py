@@ -64,8 +64,8 @@ import pyarrow as pa
 
 from ..runtime.engine import Engine, chunks
 from ..errors import InputError
-from ..io.filter_report import (PREPROCESS_KEY, PROFILE_KEY, build_report, preprocess_comments, preprocess_steps,
-                             report_markdown)
+from ..io.filter_report import (PREPROCESS_KEY, PROFILE_KEY, UNKNOWN, build_report, preprocess_comments,
+                                preprocess_steps, report_markdown)
 from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..runtime.options import check, option
 from ..runtime.progress import progress_bar
@@ -345,7 +345,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     table = source.working()
     rows = CandidateRows(table)
     alive = np.arange(len(rows))
-    removed: Counter[tuple[str, str, str]] = Counter()  # (kind, filter, source)
+    removed: Counter[tuple[str, str, str, str]] = Counter()  # (kind, filter, source, language)
     ran = {"input"}
     cluster_ids = list(rows.col("id"))  # a row is its own cluster until the near-duplicate step
     dropped_by: list[tuple | None] = [None] * len(rows)  # each dropped row's filter, detail and cluster
@@ -360,7 +360,8 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
             for i, cluster in zip(alive.tolist(), removal.cluster_id):
                 cluster_ids[i] = cluster
         gone = alive[removal.drop]
-        removed.update((rows.col("kind")[i], name, rows.col("source")[i]) for i in gone.tolist())
+        removed.update((rows.col("kind")[i], name, rows.col("source")[i], rows.col("language")[i] or UNKNOWN)
+                       for i in gone.tolist())
         details = [d for d, out in zip(removal.detail, removal.drop) if out]
         for i, detail in zip(gone.tolist(), details):
             dropped_by[i] = (name, detail, cluster_ids[i] if removal.cluster_id is not None else None)
@@ -372,7 +373,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     report = build_report(table, removed, ran, [(name, kinds) for name, _, kinds in FILTERS], preprocess)
     # the report counts them under its filters, this stage's result and dropped.parquet do not: say how many
     from_preprocess: dict[str, int] = dict(sorted(Counter(
-        step for step, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
+        step for step, _, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
     report_metadata = {PROFILE_KEY: noise_filter_description(options),
                        **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {})}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
@@ -395,7 +396,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=report_metadata)
         write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
-    for (kind, name, _), n in sorted(removed.items()):
+    for (kind, name, _, _), n in sorted(removed.items()):
         by_filter[kind][name] = by_filter[kind].get(name, 0) + n
     return {
         "profile": options.profile,

@@ -22,8 +22,9 @@ msg (comment generation):  triplet. m_s = ``patch`` (the diff hunk under review)
 cls (quality estimation):  as msg; ``y`` = 1 (the change needs a comment) is a triplet with ``msg``
 ``patch``, ``y``           ("" when absent), ``y`` = 0 a pair
 all (optional)             ``id`` -> comment_id (else ``<file>:<line>``); ``repo`` or ``proj`` ->
-                           project (else ``unknown``); ``oldf`` (the whole old file) and ``lang``
-                           have no column and are not kept
+                           project (else ``unknown``); ``lang`` -> language (short codes such as
+                           ``py``, ``js``, ``cs`` as revmine names them); ``oldf`` (the whole old
+                           file) has no column and is not kept
 =========================  =====================================================================
 
 Provenance: source ``codereviewer``, change ``<file stem>:<line>`` (unique per example).
@@ -43,6 +44,9 @@ TASKS = ("cls", "msg", "ref")
 SOURCE = "codereviewer"
 #: task -> fields every record must have, as strings (``y`` is checked apart)
 REQUIRED = {"ref": ("old", "new", "comment"), "msg": ("patch", "msg"), "cls": ("patch",)}
+#: ``lang`` values as short codes or file extensions -> revmine's language names (revmine.lang.languages)
+LANG_CODES = {"py": "python", "js": "javascript", "ts": "typescript", "cs": "csharp", ".cs": "csharp",
+              "c_sharp": "csharp", "c++": "cpp", "cc": "cpp"}
 #: words in a file name -> revmine's split, looked for in this order
 SPLIT_WORDS = (("train", "train"), ("valid", "eval"), ("val", "eval"), ("dev", "eval"), ("test", "test"))
 
@@ -100,10 +104,17 @@ def _hunk_tokens(hunk: str) -> str:
     return one_line(" ".join(line[1:] for line in hunk.split("\n")))
 
 
+def _language(record: dict) -> str | None:
+    """The record's ``lang`` as revmine names languages (CodeReviewer's short codes mapped; others kept)."""
+    lang = record.get("lang")
+    return LANG_CODES.get(lang.lower(), lang) if isinstance(lang, str) and lang else None
+
+
 def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:
     for name in REQUIRED[task]:
         _text(path, number, record, name)
     project = record.get("repo") or record.get("proj") or "unknown"
+    language = _language(record)
     ids = record.get("id")
     comment_id = str(ids) if ids is not None else f"{path.name}:{number}"
     change = f"{path.stem}:{number}"
@@ -111,7 +122,7 @@ def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:
         old, new, comment = record["old"], record["new"], record["comment"]
         code = _hunk_tokens(old)
         return candidate(TRIPLET, SOURCE, str(project), change, comment_id, old, new, comment, code,
-                         _hunk_tokens(new), one_line(comment), f"<START> {code} <END>")
+                         _hunk_tokens(new), one_line(comment), f"<START> {code} <END>", language=language)
     kind = TRIPLET
     if task == "cls":
         label = record.get("y")
@@ -123,4 +134,4 @@ def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:
     comment = _text(path, number, record, "msg", required=False) if kind == TRIPLET else None
     return candidate(kind, SOURCE, str(project), change, comment_id, patch, "", comment, code, "",
                      None if comment is None else one_line(comment),
-                     f"<START> {code} <END>" if kind == TRIPLET else None)
+                     f"<START> {code} <END>" if kind == TRIPLET else None, language=language)

@@ -23,12 +23,12 @@ def one_line(text: str) -> str:
 
 def candidate(kind: str, source: str, project: str, change: str, comment_id: str, m_s: str, m_r: str,
               comment: str | None, m_s_abstract: str, m_r_abstract: str, comment_abstract: str | None,
-              m_s_marked: str | None, path: str | None = None) -> dict[str, Any]:
+              m_s_marked: str | None, path: str | None = None, language: str | None = None) -> dict[str, Any]:
     """A full candidates row; provenance ``source:project:change`` makes the stable id unique per example."""
     row: dict[str, Any] = dict.fromkeys(CANDIDATES_SCHEMA.names)
     row.update(
         kind=kind, round_id=f"{source}:{project}:{change}", source=source, project=project, change=change,
-        round=0, path=path, comment_id=comment_id, method_name="", signature="", signature_after="",
+        round=0, path=path, language=language, comment_id=comment_id, method_name="", signature="", signature_after="",
         match_rule=IMPORTED, start_line_before=1, end_line_before=max(1, len(m_s.splitlines())),
         comment_start_line=1 if kind == TRIPLET else None,
         comment_end_line=max(1, len(m_s.splitlines())) if kind == TRIPLET else None,

@@ -79,7 +79,7 @@ def _row(split: str, n: int, record: dict[str, str], text: dict[str, str], tripl
     return candidate(kind, SOURCE, "unknown", f"{PACKAGE_SPLITS[split]}-{n}", f"{PACKAGE_SPLITS[split]}-{n}",
                      record["before"], record["after"], record["comment"] if triplet else None,
                      text["m_s_abstract"], text["m_r_abstract"], text.get("comment_abstract"),
-                     text.get("m_s_marked"))
+                     text.get("m_s_marked"), language="java")
 
 
 def _find(root: Path, name: str) -> Path | None:

@@ -1,6 +1,6 @@
-"""The filter report: rows removed per filter, kind and source, as a long table and as the paper's
-"Filters" table in Markdown. The filter stage builds it and the export nests its Markdown in the dataset
-card, so it lives beside the stages rather than in either.
+"""The filter report: rows removed per filter, kind and source (and language), as a long table and as the
+paper's "Filters" table in Markdown (a second table per language when the dataset has several). The filter stage
+builds it and the export nests its Markdown in the dataset card, so it lives beside the stages rather than in either.
 
 Comments that never became candidates are in the preprocess stage's ``dropped.parquet``; when it is given
 (or found beside the candidates) they are counted too, under ``author_comment``, ``not_linked`` or
@@ -36,6 +36,8 @@ _NOT_LINKED_REASONS = frozenset({
     DropReason.NO_CONTENT_BEFORE,
 })
 _PREPROCESS_STEPS = ("author_comment", "not_linked", "unprocessable")
+#: the language of a row that has none (an imported dataset that does not say)
+UNKNOWN = "unknown"
 
 _DESCRIPTIONS: dict[str, str | dict[str, str]] = {
     "input": {TRIPLET: "reviewer comments (candidates and comments the preprocess stage dropped)",
@@ -62,47 +64,55 @@ def preprocess_comments(given: str | Path | None, candidates_path: Path | None) 
             return None
         path = candidates_path.parent / "dropped.parquet"
     table = read_table(path, expect=DROPPED_SCHEMA,
-                       columns=["kind", "reason", "source", "comment_is_owner"])
+                       columns=["kind", "reason", "source", "language", "comment_is_owner"])
     return table.filter(pc.equal(table.column("kind"), "comment"))
 
 
-def preprocess_steps(preprocess: pa.Table) -> list[tuple[str, str]]:
-    """(step, source) of each comment the preprocess stage dropped: the step the report counts it under."""
+def preprocess_steps(preprocess: pa.Table) -> list[tuple[str, str, str]]:
+    """(step, source, language) of each comment the preprocess stage dropped: the step the report counts it
+    under."""
     return [("author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable",
-             source) for reason, source, owner in zip(*(preprocess.column(n).to_pylist()
-                                                        for n in ("reason", "source", "comment_is_owner")))]
+             source, language) for reason, source, language, owner in zip(*(
+                 preprocess.column(n).to_pylist() for n in ("reason", "source", "language", "comment_is_owner")))]
 
 
-def build_report(table: pa.Table, removed: Counter[tuple[str, str, str]], ran: set[str],
+def build_report(table: pa.Table, removed: Counter[tuple[str, str, str, str]], ran: set[str],
                  filters: Sequence[tuple[str, tuple[str, ...]]], preprocess: pa.Table | None) -> pa.Table:
-    """The long-form Filters table: per kind, step and source (and "all"), removed and remaining.
+    """The long-form Filters table: per kind, step and source (language "all"), per kind, step and language
+    (source "all"), and over all, removed and remaining.
 
-    ``removed`` counts (kind, filter, source); ``filters`` are (name, kinds it applies to) in running order;
-    ``unprocessable`` (known only from the preprocess stage) follows ``not_linked``."""
+    ``removed`` counts (kind, filter, source, language); ``filters`` are (name, kinds it applies to) in running
+    order; ``unprocessable`` (known only from the preprocess stage) follows ``not_linked``."""
     steps = ["input"]
     for name, _ in filters:
         steps += [name, "unprocessable"] if name == "not_linked" else [name]
     triplet_only = {name for name, kinds in filters if kinds == (TRIPLET,)} | {"unprocessable"}
-    counts: Counter[tuple[str, str, str]] = Counter(removed)
-    inputs: Counter[tuple[str, str]] = Counter(zip(table.column("kind").to_pylist(),
-                                                   table.column("source").to_pylist()))
+    counts: Counter[tuple[str, str, str, str]] = Counter(removed)
+    inputs: Counter[tuple[str, str, str]] = Counter(
+        (kind, source, language or UNKNOWN) for kind, source, language in zip(
+            *(table.column(n).to_pylist() for n in ("kind", "source", "language"))))
     if preprocess is not None:
-        for step, source in preprocess_steps(preprocess):
-            counts[(TRIPLET, step, source)] += 1
-            inputs[(TRIPLET, source)] += 1
+        for step, source, language in preprocess_steps(preprocess):
+            language = language or UNKNOWN
+            counts[(TRIPLET, step, source, language)] += 1
+            inputs[(TRIPLET, source, language)] += 1
         ran = ran | set(_PREPROCESS_STEPS)  # counted from the preprocess file
-    sources = sorted({source for _, source in inputs})
+    sources = sorted({source for _, source, _ in inputs})
+    languages = sorted({language for _, _, language in inputs})
+    groups = [*((source, "all") for source in sources), ("all", "all"), *(("all", language) for language in languages)]
     records = []
     for kind in KINDS:
-        for source in [*sources, "all"]:
-            remaining = sum(n for (k, s), n in inputs.items() if k == kind and source in (s, "all"))
+        for source, language in groups:
+            def within(s: str, lang: str) -> bool:
+                return source in (s, "all") and language in (lang, "all")
+            remaining = sum(n for (k, s, lang), n in inputs.items() if k == kind and within(s, lang))
             for step, name in enumerate(steps):
                 if kind == PAIR and name in triplet_only:
                     continue
-                n = 0 if name == "input" else sum(
-                    c for (k, f, s), c in counts.items() if k == kind and f == name and source in (s, "all"))
+                n = 0 if name == "input" else sum(c for (k, f, s, lang), c in counts.items()
+                                                  if k == kind and f == name and within(s, lang))
                 remaining -= n
-                records.append({"kind": kind, "step": step, "filter": name, "source": source,
+                records.append({"kind": kind, "step": step, "filter": name, "source": source, "language": language,
                                 "removed": n, "remaining": remaining, "ran": name in ran})
     return pa.Table.from_pylist(records, schema=FILTER_REPORT_SCHEMA)
 
@@ -117,8 +127,10 @@ def _cell(row: dict[str, Any]) -> str:
 
 def report_markdown(report: pa.Table, level: int = 1) -> str:
     """The report as the paper's "Filters" table: one Markdown table per kind, a column per source, under
-    a heading of ``level`` (the dataset card nests it)."""
+    a heading of ``level`` (the dataset card nests it); with more than one language, a second table per kind
+    with a column per language."""
     rows = report.to_pylist()
+    languages = sorted({r["language"] for r in rows} - {"all"})
     noise_filter = (report.schema.metadata or {}).get(PROFILE_KEY.encode(), b"").decode()
     lines = [f"{'#' * level} Filter report", "",
              "Rows removed by each filter, in the order the filters run (each row is counted once, under the",
@@ -134,20 +146,27 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
                   "removed.", ""]
     for kind in KINDS:
         mine = [r for r in rows if r["kind"] == kind]
-        if not any(r["filter"] == "input" and r["source"] == "all" and r["remaining"] for r in mine):
+        if not any(r["filter"] == "input" and r["source"] == r["language"] == "all" and r["remaining"] for r in mine):
             continue
-        sources = list(dict.fromkeys(r["source"] for r in mine))
-        cell = {(r["filter"], r["source"]): r for r in mine}
-        steps = list(dict.fromkeys(r["filter"] for r in mine))
-        lines += [f"{'#' * (level + 1)} {kind.capitalize()}s", "",
-                  "| filter | what it removes | " + " | ".join(sources) + " |",
-                  "|---|---|" + "---:|" * len(sources)]
-        for step in steps:
-            what = _DESCRIPTIONS[step]
-            lines.append(f"| {step} | {what[kind] if isinstance(what, dict) else what} | "
-                         + " | ".join(_cell(cell[(step, s)]) for s in sources) + " |")
-        last = steps[-1]
-        lines.append("| **kept** | rows in the dataset | "
-                     + " | ".join(f"**{cell[(last, s)]['remaining']:,}**" for s in sources) + " |")
-        lines.append("")
+        lines += [f"{'#' * (level + 1)} {kind.capitalize()}s", ""]
+        lines += _table(kind, [r for r in mine if r["language"] == "all"], "source")
+        if len(languages) > 1:
+            lines += ["Per language:", ""]
+            lines += _table(kind, [r for r in mine if r["source"] == "all"], "language")
     return "\n".join(lines)
+
+
+def _table(kind: str, rows: list[dict[str, Any]], column: str) -> list[str]:
+    """One kind's Filters table with a column per value of ``column`` (source or language), "all" last."""
+    values = list(dict.fromkeys(r[column] for r in rows if r[column] != "all")) + ["all"]
+    cell = {(r["filter"], r[column]): r for r in rows}
+    steps = list(dict.fromkeys(r["filter"] for r in rows))
+    lines = ["| filter | what it removes | " + " | ".join(values) + " |", "|---|---|" + "---:|" * len(values)]
+    for step in steps:
+        what = _DESCRIPTIONS[step]
+        lines.append(f"| {step} | {what[kind] if isinstance(what, dict) else what} | "
+                     + " | ".join(_cell(cell[(step, v)]) for v in values) + " |")
+    last = steps[-1]
+    lines.append("| **kept** | rows in the dataset | "
+                 + " | ".join(f"**{cell[(last, v)]['remaining']:,}**" for v in values) + " |")
+    return lines + [""]

@@ -5,7 +5,8 @@ then renamed over the destination (``os.replace``). An interrupted or failed wri
 leaves a truncated file and never clobbers what was there before; a disk refusing the write (a file in
 the way, read-only, full) is one :class:`~revmine.errors.OperationError` naming the destination, never
 the temporary file, which is removed. Reads check the schema tag written
-by :mod:`revmine.schema` so that a file from another stage gives a clear error naming the file.
+by :mod:`revmine.schema` so that a file from another stage gives a clear error naming the file; a file of
+an earlier version listed in :data:`revmine.schema.UPGRADES` is read with the columns it lacks added.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError, output_error
-from ..schema import schema_id
+from ..schema import UPGRADES, schema_id
 
 
 @contextlib.contextmanager
@@ -216,12 +217,39 @@ def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns:
         schema = pq.read_schema(path) if path.is_file() else None
         if schema is not None:  # before reading: a file of another stage or a missing column is named
             _check(path, schema, expect, columns)
+            added = UPGRADES.get(schema_id(schema) or "", {})
+            table = pq.read_table(path, columns=columns and [c for c in columns if c not in added])
+            return upgraded(table, schema, columns)
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"not a readable Parquet file: {exc}") from exc
-    if schema is None:
-        _check(path, table.schema, expect, columns)
+    _check(path, table.schema, expect, columns)
     return table
+
+
+def upgraded(data: pa.Table | pa.RecordBatch, found: pa.Schema, columns: Sequence[str] | None = None
+             ) -> pa.Table | pa.RecordBatch:
+    """``data`` read from a file of schema ``found``, with the columns its version lacks (schema.UPGRADES)
+    added with the value they had then, where the current schema has them (or in ``columns``' order)."""
+    added = UPGRADES.get(schema_id(found) or "")
+    if not added:
+        return data
+    current = _current_schema(found)
+    names = list(columns) if columns else [n for n in current.names if n in added or n in data.schema.names]
+    arrays = [pa.array([added[name]] * data.num_rows, current.field(name).type) if name in added
+              and name not in data.schema.names else data.column(name) for name in names]
+    build = pa.Table.from_arrays if isinstance(data, pa.Table) else pa.RecordBatch.from_arrays
+    return build(arrays, schema=pa.schema([current.field(n) if n in added else data.schema.field(n) for n in names],
+                                          metadata=current.metadata))
+
+
+def _current_schema(found: pa.Schema) -> pa.Schema:
+    """The schema of this revmine with the same name as ``found``'s tag."""
+    from .. import schema as schemas
+
+    name = (schema_id(found) or "").split("/")[0]
+    return next(value for value in vars(schemas).values()
+                if isinstance(value, pa.Schema) and (schema_id(value) or "").split("/")[0] == name)
 
 
 def _check(path: Path, schema: pa.Schema, expect: str | pa.Schema | None, columns: Sequence[str] | None) -> None:
@@ -239,7 +267,10 @@ def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema
     file written by pandas is read; a column of another kind (numbers where text is expected) is refused
     by name instead of being cast or failing deep inside a stage.
     """
+    added = UPGRADES.get(schema_id(found) or "", {})
     for name in columns or expected.names:
+        if name in added:
+            continue  # an earlier version's file: the reader adds the column
         wanted = expected.field(name)
         index = found.get_field_index(name)
         if index < 0:
@@ -275,7 +306,7 @@ def _check_tag(path: Path, schema: pa.Schema, expect: str | pa.Schema) -> None:
     if isinstance(expect, pa.Schema):
         expect = schema_id(expect) or ""
     found = schema_id(schema)
-    if found is None or found == expect:
+    if found is None or found == expect or (found in UPGRADES and found.split("/")[0] == expect.split("/")[0]):
         return
     if found.split("/")[0] != expect.split("/")[0]:
         raise InputError(path, f"expected a {expect} file, found {found}")
@@ -308,9 +339,16 @@ class Parts:
                 raise InputError(file, f"not a readable Parquet file: {exc}") from exc
             _check(file, handle.schema_arrow, expect, columns)
             self._handles.append(handle)
-        self.schema = self._handles[0].schema_arrow
+        found = self._handles[0].schema_arrow
+        self.schema = upgraded(found.empty_table(), found).schema
+        #: the schema tags of the files (an earlier version's is read with its missing columns added)
+        self.tags = {schema_id(handle.schema_arrow) for handle in self._handles}
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)
 
     def iter_batches(self, batch_size: int, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         for handle in self._handles:
-            yield from handle.iter_batches(batch_size=batch_size, columns=columns)
+            found = handle.schema_arrow
+            added = UPGRADES.get(schema_id(found) or "", {})
+            read = columns and [c for c in columns if c not in added]
+            for batch in handle.iter_batches(batch_size=batch_size, columns=read):
+                yield upgraded(batch, found, columns)

@@ -43,6 +43,7 @@ class DropReason(str, Enum):
     NO_FILE = "no_file"  # the commented file is in neither revision of the round
     CHANGE_GONE = "change_gone"  # the change answered 404 between listing and fetching (deleted)
     COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
+    OTHER_LANGUAGE = "other_language"  # a .h file whose text is C++ when only C is mined, or C when only C++ is
     # a whole project that failed (one drop with no change; the job goes on with the other projects)
     FORGE_ERROR = "forge_error"  # the forge kept failing after retries, or answered what the API does not document
     BAD_CREDENTIALS = "bad_credentials"  # the forge or its git refused the credentials (HTTP 401/403)

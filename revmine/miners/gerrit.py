@@ -10,8 +10,9 @@ servers ignore ``before:``/``after:`` and answer the same page whatever the boun
 (:class:`~revmine.miners.base.ListingStalled`) rather than loop.
 
 Rounds: patch set N of a change is a round when it has a successor N+1 and a reviewer other than the
-owner commented on one of its Java files. The row holds those files at N and N+1 and every comment on
-them at N (the owner's replies too, flagged ``is_owner``). Reviewer comments on the last patch set make
+owner commented on one of its files in a language mined (``languages``, Java by default). The row holds
+those files at N and N+1 (and at N's parent, the change's base) and every comment on them at N (the owner's
+replies too, flagged ``is_owner``). Reviewer comments on the last patch set make
 no round (nothing was revised after them): each such file is recorded in the drops with the reason.
 Requests: one comment listing per change with at least two patch sets (a change with one patch set
 cannot have a round, so its comments are neither fetched nor counted), plus the listing pages shared by
@@ -34,9 +35,10 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 from urllib.parse import quote
 
+from ..lang.languages import DEFAULT_LANGUAGES
 from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round
 from .http import Client, RemoteError, host_of
-from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
+from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
 QUERY_OPTIONS = ("ALL_REVISIONS", "ALL_FILES", "DETAILED_ACCOUNTS")
 REFSPECS = ["+refs/changes/*:refs/changes/*", "+refs/heads/*:refs/heads/*"]
@@ -63,8 +65,9 @@ class GerritMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, url: str, project: str, since: datetime, until: datetime,
-                 page_size: int = 100):
+                 page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES):
         self.client = client
+        self.languages = languages
         self.url = url.rstrip("/")
         client.authenticate_under(f"{self.url}/", f"{self.url}/a/")
         self.host = host_of(url)
@@ -191,7 +194,7 @@ class GerritMiner(Miner):
         with self.client.validating(response):
             for path in comments:
                 items = typed(comments, path, list, "the comments", required=True)
-                if not is_java(path):
+                if not reads(path, self.languages):
                     continue
                 for item in items:
                     comment, patch_set = self._comment(item, path, owner)
@@ -211,7 +214,7 @@ class GerritMiner(Miner):
                 (before, rev), (after, _) = by_number[n], by_number[n + 1]
                 rnd = Round(self.source, self.host, self.project, key, change.get("change_id"),
                             n, before, after, _account(owner), parse_time(rev.get("created"), "created"),
-                            self.updated(change))
+                            self.updated(change), f"{before}^", self.languages)
                 mined += round_rows(rnd, paths, content)
         return mined
 

@@ -22,7 +22,7 @@ request's last commit) make no round, as on Gerrit's last patch set: nothing was
 such file is recorded in the drops with the reason. A commented commit that is no longer in the
 pull request (force-pushed) gets a round number after the listed commits, its content is read from
 the REST contents endpoint when git cannot reach it (counted), and the round is dropped if that fails.
-Requests: comments, then commits only when a reviewer commented on a Java file (<= 2 per pull request
+Requests: comments, then commits only when a reviewer commented on a file in a language mined (<= 2 per pull request
 plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
 listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
 the 250th may be missing and the manifest's drops say so.
@@ -41,9 +41,10 @@ from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
 
 from ..errors import InputError
+from ..lang.languages import DEFAULT_LANGUAGES
 from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
-from .rounds import ContentReader, Round, is_java, last_revision, parse_time, round_rows, typed, typed_time
+from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
 REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
@@ -68,10 +69,11 @@ class GitHubMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
-                 api_url: str = DEFAULT_API, page_size: int = 100):
+                 api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES):
         if repo.count("/") != 1 or not all(repo.split("/")):
             raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
         self.client = client
+        self.languages = languages
         self.project = repo
         self.api = api_url.rstrip("/")
         host = host_of(self.api)
@@ -167,7 +169,7 @@ class GitHubMiner(Miner):
         comments = []
         for page, response in self._pages(f"{base}/comments", fresh_after=updated):
             with self.client.validating(response):
-                comments += [c for c in (self._comment(item, owner) for item in page) if is_java(c[0]["path"])]
+                comments += [c for c in (self._comment(item, owner) for item in page) if reads(c[0]["path"], self.languages)]
         if not any(not c["is_owner"] for c, _ in comments):
             return Mined()
         commits, mined = self._commits(pull, base, content)
@@ -190,7 +192,8 @@ class GitHubMiner(Miner):
                 mined += last_revision(str(number), [path], sha)
                 continue
             rnd = Round(self.source, self.host, self.project, str(number), pull.get("node_id"), order[sha],
-                        sha, afters[sha, path], owner, parse_time(pull.get("created_at"), "created_at"), updated)
+                        sha, afters[sha, path], owner, parse_time(pull.get("created_at"), "created_at"), updated,
+                        f"{commits[0]}^" if commits else None, self.languages)
             mined += round_rows(rnd, {path: grouped[sha][path]}, content)
         return mined
 

@@ -71,11 +71,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import InputError, OperationError
+from ..io.store import write_json, write_table
+from ..io.textio import read_toml
+from ..lang.languages import DEFAULT_LANGUAGES, check_languages
 from ..package import __version__
 from ..runtime.progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
-from ..io.store import write_json, write_table
-from ..io.textio import read_toml
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .git import GitError, GitRefused, GitRepo
 from .github import DEFAULT_API, GitHubMiner
@@ -149,10 +150,12 @@ class JobOptions:
     batch_size: int | None = None  # changes per part / checkpoint, default DEFAULT_BATCH_SIZE
     concurrency: int | None = None  # projects, changes and requests at once, default 1
     max_concurrent_per_host: int | None = None  # requests in flight to one host, default DEFAULT_MAX_PER_HOST
+    languages: tuple[str, ...] | None = None  # files mined, by language (revmine.lang.languages), default Java
 
     def resolved(self) -> "JobOptions":
         """A copy with the defaults in place of what neither the caller nor a job file gave."""
         return replace(self, cache_mode=self.cache_mode or DEFAULT_CACHE_MODE,
+                       languages=check_languages(self.languages or DEFAULT_LANGUAGES),
                        batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
                        max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
     progress: bool = True
@@ -181,17 +184,18 @@ class _Checkpoint:
 
     VERSION = 2  # 1 held the drops in the file
 
-    def __init__(self, path: Path, spec: ProjectSpec, now: datetime):
+    def __init__(self, path: Path, spec: ProjectSpec, now: datetime, languages: tuple[str, ...]):
         self.path = path
         if path.exists():
-            self.data = self._load(path, spec)
+            self.data = self._load(path, spec, languages)
         else:
             self.data = {"version": self.VERSION, "asked": spec.asked(), "done": {}, "next_part": 0,
                          "next_drop_part": 0, "http": {}, "content_fallbacks": 0, "finished": False,
-                         "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat()}
+                         "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat(),
+                         "languages": list(languages)}
 
     @classmethod
-    def _load(cls, path: Path, spec: ProjectSpec) -> dict:
+    def _load(cls, path: Path, spec: ProjectSpec, languages: tuple[str, ...]) -> dict:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -205,6 +209,10 @@ class _Checkpoint:
             if asked.get(key) != wanted[key]:
                 raise InputError(path, f"checkpoint is for {asked.get(key)!r}, job asks for {wanted[key]!r};"
                                  " use another --out directory", field=key)
+        mined = tuple(data.get("languages", DEFAULT_LANGUAGES))  # checkpoints from before languages: Java
+        if mined != languages:  # the changes done hold the files of those languages only
+            raise InputError(path, f"checkpoint mined {', '.join(mined)}, job asks for {', '.join(languages)}; "
+                             "use another --out directory", field="languages")
         return data
 
     def save(self) -> None:
@@ -433,9 +441,11 @@ def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) ->
 def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
     """The forge's miner over the run's window (stored in the checkpoint, so a resumed run asks the same)."""
     since, until = parse_time(state["since"]), parse_time(state["until"])
+    languages = tuple(state["languages"])
     if spec.source == "gerrit":
-        return GerritMiner(client, spec.url or "", spec.project, since, until)
-    return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url)
+        return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages)
+    return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
+                       languages=languages)
 
 
 def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions) -> GitRepo:
@@ -517,7 +527,7 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     """Mine one project into ``out`` (resuming from its checkpoint) and return its summary; a failure of
     the forge or of git is the project's (see the module docstring), not the job's."""
     started = time.monotonic()
-    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now())
+    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now(), opts.languages)
     if ckpt.data["finished"]:
         return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
@@ -643,7 +653,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     manifest = {
         "asked": asked or {"projects": [s.asked() for s in specs]},
         "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency,
-                    "max_concurrent_per_host": opts.max_concurrent_per_host,
+                    "max_concurrent_per_host": opts.max_concurrent_per_host, "languages": list(opts.languages),
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
@@ -689,7 +699,7 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
-    max_concurrent_per_host, recordings) and ``[[projects]]``."""
+    max_concurrent_per_host, languages, recordings) and ``[[projects]]``."""
     path = Path(path)
     doc = read_toml(path)
     job = doc.get("job", {})
@@ -757,6 +767,14 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         opts.concurrency = job["concurrency"]
     if "max_concurrent_per_host" in job and opts.max_concurrent_per_host is None:
         opts.max_concurrent_per_host = job["max_concurrent_per_host"]
+    if "languages" in job and opts.languages is None:
+        languages = job["languages"]
+        if not isinstance(languages, list) or not all(isinstance(name, str) for name in languages):
+            raise InputError(path, "must be a list of language names", field="job.languages")
+        try:
+            opts.languages = check_languages(languages)
+        except InputError as exc:
+            raise InputError(path, exc.message, field="job.languages") from None
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:
         return run_projects(specs, target, opts, asked=asked)

@@ -16,13 +16,17 @@ from datetime import date, datetime, timezone
 from typing import Any, Iterable
 
 from ..errors import InputError
+from ..lang.languages import DEFAULT_LANGUAGES, language_of
 from .base import Drop, Dropped, DropReason, Fallback, Mined, no_round
 from .git import GitRepo
 from .http import BadField
 
 
-def is_java(path: str | None) -> bool:
-    return bool(path) and path.endswith(".java")
+def reads(path: str | None, languages: tuple[str, ...] = DEFAULT_LANGUAGES) -> bool:
+    """Whether a commented file is mined: its language (from its name) is one asked for. A ``.h`` file is C
+    or C++ depending on its text (:func:`~revmine.lang.languages.language_of`), unknown before it is read."""
+    language = language_of(path)
+    return language in languages or (language == "c" and "cpp" in languages and str(path).endswith(".h"))
 
 
 def typed(item: Any, key: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> Any:
@@ -84,6 +88,9 @@ class Round:
     owner: str | None
     created: datetime | None
     updated: datetime | None
+    #: where the change started, as git names it (``SHA^``: the submitted commit's or the first commit's parent)
+    revision_base: str | None = None
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
 
     @property
     def round_id(self) -> str:
@@ -140,6 +147,10 @@ class ContentReader:
     def read(self, sha: str, path: str) -> str | None:
         return self.read_many([(sha, path)])[0]
 
+    def read_git(self, revision: str, path: str) -> str | None:
+        """``path`` at a revision git names (``SHA^``) from git only: None when git lacks either."""
+        return self.repo.read(revision, path)
+
     def _unreached(self, sha: str, path: str) -> str | None:
         """A file at a commit git lacked when asked: read again if a fetch brought it, else the fallback."""
         if self._present[sha]:
@@ -151,8 +162,10 @@ class ContentReader:
 
 
 def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader) -> dict:
-    """One ``ROUNDS_SCHEMA`` row: ``path`` at the submitted and the next revision, with its comments."""
-    before, after = rnd.revision_before, rnd.revision_after
+    """One ``ROUNDS_SCHEMA`` row: ``path`` at the change's base, the submitted and the next revision, with its
+    comments. The base is read in the same round trip to git; when only the forge's content endpoint could
+    give it (git lacks the parent) it stays None: CodeReviewer's hunks need it, the method triplets do not."""
+    before, after, base = rnd.revision_before, rnd.revision_after, rnd.revision_base
     text_before, text_after = content.read_many([(before, path), (after, path)])
     path_after: str | None = path
     if text_before is None and text_after is None:
@@ -168,12 +181,16 @@ def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader
             status, path_after = "deleted", None
     else:
         status = "unchanged" if text_before == text_after else "modified"
+    language = language_of(path, text_before if text_before is not None else text_after)
+    if language not in rnd.languages:  # a .h file whose text says C++ when only C is asked, or the reverse
+        raise Dropped(DropReason.OTHER_LANGUAGE, f"{path} is {language}, not one of {', '.join(rnd.languages)}")
     return {
         "round_id": rnd.round_id, "source": rnd.source, "host": rnd.host, "project": rnd.project,
         "change": rnd.change, "change_key": rnd.change_key, "round": rnd.round,
         "revision_before": before, "revision_after": after, "owner": rnd.owner,
         "created": rnd.created, "updated": rnd.updated,
-        "path_before": path, "path_after": path_after, "file_status": status,
+        "path_before": path, "path_after": path_after, "file_status": status, "language": language,
+        "content_base": content.read_git(base, path) if base is not None and content.in_git(before) else None,
         "content_before": text_before, "content_after": text_after,
         "comments": sorted(comments, key=lambda c: (c["created"] or datetime.min.replace(tzinfo=timezone.utc),
                                                     c["id"])),

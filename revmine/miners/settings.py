@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
 
+from ..lang.languages import DEFAULT_LANGUAGES, LANGUAGES
 from ..runtime.options import check, option
 from .http import DEFAULT_MAX_PER_HOST, CacheMode
 from .jobs import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE
@@ -27,6 +28,9 @@ class MineOptions:
                                      "on the network)", type=int, min=1)
     max_concurrent_per_host: int = option(DEFAULT_MAX_PER_HOST, "requests in flight to one forge "
                                           "host at once", min=1)
+    languages: tuple[str, ...] = option(DEFAULT_LANGUAGES, "the languages of the files mined (from their names; "
+                                        "Java, as the 2021 dataset, by default)", type=str, items=True,
+                                        choices=tuple(LANGUAGES))
     recordings: Path | None = option(None, "mine a recorded forge (revmine.miners.replay) served on 127.0.0.1 "
                                            "instead of the network", type=Path, flag="", digest=True)
 

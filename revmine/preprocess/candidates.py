@@ -1,6 +1,6 @@
 """The preprocess stage: review rounds -> candidate triplets and pairs (``revmine preprocess``).
 
-Reads ``rounds.parquet`` (:data:`~revmine.schema.ROUNDS_SCHEMA`, one row per round and Java file) in
+Reads ``rounds.parquet`` (:data:`~revmine.schema.ROUNDS_SCHEMA`, one row per round and file) in
 batches and streams ``candidates.parquet`` and ``dropped.parquet`` out, so memory is bounded by the batch
 size, not the input. Per file:
 
@@ -9,13 +9,15 @@ size, not the input. Per file:
 2. Limits keep pathological inputs bounded: a byte limit per content (generated files), a bracket nesting
    limit (Lizard and javalang recurse on nesting), and a per-file time budget checked inside Lizard's
    token stream and between abstractions. A file that hits one is dropped with that reason.
-3. Methods are extracted and matched before/after (:mod:`.methods`); comments are linked (:mod:`.linking`).
+3. Methods are extracted and matched before/after (:mod:`.methods` for Java, :mod:`.functions` for the other
+   languages, by the row's ``language``); comments are linked (:mod:`.linking`).
    A file that does not compile is not dropped: its methods are extracted around the brackets that do
    not balance, and a comment on lines where no method could be extracted is dropped as ``unparseable``.
 4. A *triplet* is written for every linked comment whose method still exists after the round (also when
    the method did not change: ``changed`` says so, the filters decide), a *pair* for every method whose
-   text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`), the comment with
-   the pair's map (:func:`revmine.lang.comments.clean_comment`).
+   text changed. m_s/m_r are abstracted together (:func:`.abstraction.abstract_pair`, src2abs-exact, for
+   Java; :func:`.treeabstraction.abstract_code_pair` for the others, with the language's shipped idioms), the
+   comment with the pair's map (:func:`revmine.lang.comments.clean_comment`).
 5. A triplet's ``m_s_marked`` is the 2-encoder input (``src2`` of the 2021 package): ``m_s_abstract`` with
    ``<START>``/``<END>`` around the tokens its comment's range touches (:meth:`.abstraction.AbstractedPair.marked`).
    The range is the comment's own (several comments on one method: each triplet has its marks): Gerrit's
@@ -35,6 +37,7 @@ stay here, in input order, so the outputs do not depend on the engine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import Counter, OrderedDict
@@ -44,27 +47,34 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 import pyarrow as pa
 
-from ..lang.comments import clean_comment
-from ..runtime.engine import ENGINES, check_engine, open_engine
-from ..lang.idioms import default_idioms, load_idioms
-from ..runtime.options import check, option
-from ..runtime.progress import progress_bar
-from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, ROUNDS_SCHEMA, DropReason
 from ..io.store import AtomicParquetWriter, Parts
 from ..io.textio import read_lines
+from ..lang.comments import clean_comment
+from ..lang.idioms import default_idioms, load_idioms
+from ..runtime.engine import ENGINES, check_engine, open_engine
+from ..runtime.options import check, option
+from ..runtime.progress import progress_bar
+from ..errors import InputError
+from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, HUNKS_SCHEMA, ROUNDS_SCHEMA, UPGRADES, DropReason
 from .abstraction import AbstractedPair, abstract_pair
+from .functions import extract_functions
+from .hunks import hunk_rows
 from .linking import Link, comment_lines, count_lines, link_comment
 from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
+from .treeabstraction import abstract_code_pair
 
-__all__ = ["BatchResult", "Limits", "MethodCache", "PreprocessOptions", "comment_span", "normalise_source", "preprocess",
-           "process_batch", "process_file"]
+__all__ = ["BatchResult", "LEVELS", "Limits", "MethodCache", "PreprocessOptions", "comment_span", "normalise_source",
+           "preprocess", "process_batch", "process_file", "process_hunks"]
 
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
+HUNKS_FILE = "hunks.parquet"
+#: what a row of the dataset is: a method (Tufano et al. 2021) or a diff hunk (CodeReviewer, Li et al. 2022)
+LEVELS = ("method", "hunk")
 
 _TEXT_COLUMNS = ("round_id", "source", "project", "change", "path_before", "path_after")
-_CONTENT_COLUMNS = ("content_before", "content_after")
-_COLUMNS = (*_TEXT_COLUMNS, "round", *_CONTENT_COLUMNS, "comments")
+_CONTENT_COLUMNS = ("content_before", "content_after", "content_base")
+_COLUMNS = (*_TEXT_COLUMNS, "round", "language", *_CONTENT_COLUMNS, "comments")
 
 
 @dataclass(frozen=True)
@@ -80,8 +90,12 @@ class Limits:
 class PreprocessOptions:
     """The settings of ``revmine preprocess`` and of a job file's ``[preprocess]`` (the Limits' defaults)."""
 
-    idioms: Path | None = option(None, "idiom list, one per line (default: the 2021 dataset's)", type=Path, digest=True,
+    idioms: Path | None = option(None, "Java's idiom list, one per line (default: the 2021 dataset's; other languages "
+                                "use the lists revmine ships)", type=Path, digest=True,
                                 stdin=".txt")
+    levels: tuple[str, ...] = option(("method",), "method: the 2021 paper's triplets and pairs (candidates.parquet); "
+                                     "hunk: CodeReviewer's diff hunks with their comments (hunks.parquet)", type=str,
+                                     items=True, choices=LEVELS)
     batch_size: int = option(64, "rounds per batch (bounds the memory)", min=1)
     max_file_bytes: int = option(Limits.max_file_bytes, "larger files are dropped", min=1)
     timeout: float = option(Limits.timeout, "seconds allowed per file", above=0)
@@ -108,10 +122,11 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
                batch_size: int = PreprocessOptions.batch_size, max_file_bytes: int = Limits.max_file_bytes,
                timeout: float = Limits.timeout, max_depth: int = MAX_DEPTH, progress: bool = False,
                engine: str = PreprocessOptions.engine, workers: int | None = None,
-               address: str | None = None) -> dict[str, Any]:
-    """Turn ``rounds`` into ``OUT/candidates.parquet`` and ``OUT/dropped.parquet``; return the counts.
+               address: str | None = None, levels: tuple[str, ...] = PreprocessOptions.levels) -> dict[str, Any]:
+    """Turn ``rounds`` into ``OUT/candidates.parquet`` and ``OUT/dropped.parquet`` (and ``OUT/hunks.parquet`` with
+    ``levels`` holding ``"hunk"``); return the counts.
 
-    ``idioms``: a path to an idiom list, the idioms themselves, or None for the 2021 dataset's list.
+    ``idioms``: a path to Java's idiom list, the idioms themselves, or None for the 2021 dataset's list.
 
     ``engine``: ``"local"`` (in this process) or ``"dask"``: batches of rounds are processed on a
     dask.distributed cluster (``workers`` processes on this machine, or the scheduler at ``address`` /
@@ -123,6 +138,10 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
     """
     rounds, out = Path(rounds), Path(out)
     source = _open_rounds(rounds)
+    levels = tuple(levels)
+    if "hunk" in levels and any("content_base" in UPGRADES.get(tag or "", {}) for tag in source.tags):
+        raise InputError(rounds, "mined by a revmine that did not record the change's base (rounds/1): hunk-level "
+                         "rows need it; mine again", field="content_base")
     idiom_set = _idioms(idioms)
     limits = Limits(max_file_bytes, timeout, max_depth)
     totals: Counter[str] = Counter()
@@ -130,17 +149,22 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
     with open_engine(engine, workers=workers, address=address) as runner, \
             AtomicParquetWriter(out / CANDIDATES_FILE, CANDIDATES_SCHEMA) as cands, \
             AtomicParquetWriter(out / DROPPED_FILE, DROPPED_SCHEMA) as drops, \
+            contextlib.ExitStack() as optional, \
             progress_bar(total=source.num_rows, desc="preprocess", unit="file", enabled=progress) as bar:
         batches = source.iter_batches(batch_size=batch_size, columns=list(_COLUMNS))
         # in-process, one method cache serves the whole run; a remote batch makes its own
-        extra = (MethodCache(),) if runner.name == "local" else ()
-        for result in runner.map(process_batch, batches, idiom_set, limits, *extra):
+        hunks = optional.enter_context(AtomicParquetWriter(out / HUNKS_FILE, HUNKS_SCHEMA)) if "hunk" in levels \
+            else None
+        extra = (MethodCache(),) if runner.name == "local" else (None,)
+        for result in runner.map(process_batch, batches, idiom_set, limits, *extra, levels):
             totals.update(result.counts)
             reasons.update(result.reasons)
             if result.candidates is not None:
                 cands.write(result.candidates)
             if result.dropped is not None:
                 drops.write(result.dropped)
+            if result.hunks is not None and hunks is not None:
+                hunks.write(result.hunks)
             bar.update(result.counts["files"])
     return {
         "files": totals["files"],
@@ -151,6 +175,8 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
         "dropped_by_reason": dict(sorted(reasons.items())),
         "candidates_path": str(out / CANDIDATES_FILE),
         "dropped_path": str(out / DROPPED_FILE),
+        **({"hunks": totals["hunks"], "hunk_comments": totals["hunk_comments"],
+            "hunks_path": str(out / HUNKS_FILE)} if "hunk" in levels else {}),
     }
 
 
@@ -159,29 +185,56 @@ class BatchResult(NamedTuple):
 
     candidates: pa.Table | None
     dropped: pa.Table | None
-    counts: Counter  # files, triplet, pair, dropped_comments
+    counts: Counter  # files, triplet, pair, dropped_comments, hunks, hunk_comments
     reasons: Counter  # dropped rows per reason
+    hunks: pa.Table | None = None
 
 
 def process_batch(batch: pa.RecordBatch, idioms: frozenset[str], limits: Limits,
-                  cache: MethodCache | None = None) -> BatchResult:
-    """:func:`process_file` over a batch of the rounds table, in row order: the unit an engine maps."""
+                  cache: MethodCache | None = None, levels: tuple[str, ...] = ("method",)) -> BatchResult:
+    """:func:`process_file` (and :func:`process_hunks`) over a batch of the rounds table, in row order: the unit an
+    engine maps."""
     kept: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
+    hunks: list[dict[str, Any]] = []
     cache = MethodCache() if cache is None else cache
     for row in _rows(batch):
-        row_kept, row_dropped = process_file(row, idioms, limits, cache)
-        kept += row_kept
-        dropped += row_dropped
+        if "method" in levels:
+            row_kept, row_dropped = process_file(row, idioms, limits, cache)
+            kept += row_kept
+            dropped += row_dropped
+        if "hunk" in levels:
+            row_hunks, row_dropped = process_hunks(row, limits)
+            hunks += row_hunks
+            dropped += row_dropped
     counts: Counter[str] = Counter(r["kind"] for r in kept)
     counts["files"] = batch.num_rows
     counts["dropped_comments"] = sum(r["kind"] == "comment" for r in dropped)
+    counts["hunks"] = len({(r["round_id"], r["path"], r["hunk_index"]) for r in hunks})
+    counts["hunk_comments"] = sum(r["y"] for r in hunks)
     return BatchResult(
         candidates=pa.Table.from_pylist(kept, schema=CANDIDATES_SCHEMA) if kept else None,
         dropped=pa.Table.from_pylist(dropped, schema=DROPPED_SCHEMA) if dropped else None,
         counts=counts,
         reasons=Counter(r["reason"] for r in dropped),
+        hunks=pa.Table.from_pylist(hunks, schema=HUNKS_SCHEMA) if hunks else None,
     )
+
+
+def process_hunks(row: dict[str, Any], limits: Limits) -> tuple[list[dict], list[dict]]:
+    """CodeReviewer's hunk rows of one rounds row (:func:`.hunks.hunk_rows`) and the comments that made none
+    (``kind`` ``hunk_comment``, so that the method level's counts of dropped comments are not doubled); a file
+    that cannot be read is a ``hunk_file`` row, as the method level's ``file`` row."""
+    file = _File(row, frozenset(), limits, MethodCache(0))
+    try:
+        if file.bad:
+            raise ExtractionError(DropReason.BAD_ENCODING, file.bad)
+        texts = {name: None if row[name] is None else file._source(name, row[name]) for name in _CONTENT_COLUMNS}
+    except ExtractionError as exc:
+        return [], [file._drop("hunk_file", exc.reason, exc.detail)]
+    rows, dropped = hunk_rows({**file.provenance, "path_before": file.provenance["path"],
+                               "comments": file.comments, **texts})
+    return rows, [{**drop, "kind": "hunk_comment"} for drop in dropped]
 
 
 def _open_rounds(path: Path) -> Parts:
@@ -200,11 +253,11 @@ def _rows(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
     """The batch's rows with text columns as raw bytes: decoding is per row, so bad bytes drop one row."""
     columns = {name: batch.column(name).cast(pa.large_binary()).to_pylist() for name in (*_TEXT_COLUMNS,
                                                                                           *_CONTENT_COLUMNS)}
-    rounds = batch.column("round").to_pylist()
+    rounds, languages = batch.column("round").to_pylist(), batch.column("language").to_pylist()
     comments = batch.column("comments")
     for i in range(batch.num_rows):
         row = {name: values[i] for name, values in columns.items()}
-        row["round"] = rounds[i]
+        row["round"], row["language"] = rounds[i], languages[i] or "java"
         try:
             row["comments"] = comments[i].as_py()
         except UnicodeDecodeError as exc:
@@ -222,14 +275,15 @@ class MethodCache:
 
     def __init__(self, size: int = 32):
         self.size = size
-        self._entries: OrderedDict[tuple[str, int], FileMethods] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str, int], FileMethods] = OrderedDict()
 
-    def methods(self, source: str, deadline: float, max_depth: int) -> FileMethods:
-        key = (source, max_depth)
+    def methods(self, source: str, language: str, deadline: float, max_depth: int) -> FileMethods:
+        key = (source, language, max_depth)
         if key in self._entries:
             self._entries.move_to_end(key)
             return self._entries[key]
-        methods = self._entries[key] = extract_methods(source, deadline, max_depth)
+        methods = self._entries[key] = (extract_methods(source, deadline, max_depth) if language == "java" else
+                                        extract_functions(source, language, deadline, max_depth))
         if len(self._entries) > self.size:
             self._entries.popitem(last=False)
         return methods
@@ -248,9 +302,11 @@ class _File:
         self.row, self.idioms, self.limits, self.cache = row, idioms, limits, cache
         self.bad: str | None = row.get("undecodable")
         text = {name: self._text(name) for name in _TEXT_COLUMNS}
+        self.language: str = row.get("language") or "java"
         self.provenance = {
             "round_id": text["round_id"], "source": text["source"], "project": text["project"],
             "change": text["change"], "round": row["round"], "path": text["path_before"] or text["path_after"],
+            "language": self.language,
         }
         self.path_after = text["path_after"]
         self.comments: list[dict[str, Any]] = row["comments"] or []
@@ -292,7 +348,9 @@ class _File:
         methods_after = FileMethods([]) if after is None else self._methods("content_after", after, deadline)
         matching = match_methods(methods_before, methods_after)
         match_of = {id(m.before): m for m in matching.matches}
-        abstracted = _Abstractions(self.idioms, deadline)
+        if self.language != "java":  # the user's idiom list is Java's; the others ship with revmine
+            self.idioms = default_idioms(self.language)
+        abstracted = _Abstractions(self.language, self.idioms, deadline)
         n_lines = count_lines(before)
         deleted = "no method of the next revision matches" + "".join(
             f"; it has an {u.detail}" for u in methods_after.unbalanced[:1])
@@ -322,7 +380,7 @@ class _File:
 
     def _methods(self, field: str, source: str, deadline: float) -> FileMethods:
         try:
-            return self.cache.methods(source, deadline, self.limits.max_depth)
+            return self.cache.methods(source, self.language, deadline, self.limits.max_depth)
         except ExtractionError as exc:
             raise ExtractionError(exc.reason, f"{field}: {exc.detail}") from exc
 
@@ -383,10 +441,11 @@ class _File:
 
 
 class _Abstractions:
-    """abstract_pair once per matched method (a triplet and its pair share it), within the time budget."""
+    """abstract_pair once per matched method (a triplet and its pair share it), within the time budget: Java's
+    src2abs-exact abstraction, or the tree-sitter one of the file's language."""
 
-    def __init__(self, idioms: frozenset[str], deadline: float):
-        self.idioms, self.deadline = idioms, deadline
+    def __init__(self, language: str, idioms: frozenset[str], deadline: float):
+        self.language, self.idioms, self.deadline = language, idioms, deadline
         self.done: dict[int, AbstractedPair] = {}
 
     def check_deadline(self) -> None:
@@ -396,7 +455,9 @@ class _Abstractions:
     def pair(self, match: Match) -> AbstractedPair:
         key = id(match.before)
         if key not in self.done:
-            self.done[key] = abstract_pair(match.before.text, match.after.text, self.idioms, spans=True)
+            before, after = match.before.text, match.after.text
+            self.done[key] = (abstract_pair(before, after, self.idioms, spans=True) if self.language == "java" else
+                              abstract_code_pair(before, after, self.language, self.idioms, spans=True))
         return self.done[key]
 
 
