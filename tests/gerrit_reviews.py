@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import quote
 
 import requests
@@ -279,10 +279,11 @@ def is_java(path: str) -> bool:
 
 
 def expected_rows(record: Record, projects: set[str], private_visible: bool,
-                  renames_seen: bool = True) -> tuple[list[dict], list[tuple]]:
+                  renames_seen: bool = True, mined: Callable[[str], bool] = is_java) -> tuple[list[dict], list[tuple]]:
     """The ``rounds.parquet`` rows (reduced to what the test can know) and the drops a miner must give.
 
-    A round is patch set N with a successor and a reviewer comment (not the owner's) on a Java file at N;
+    A round is patch set N with a successor and a reviewer comment (not the owner's) on a file at N in a
+    language mined (``mined``: the test's own word for a path; Java by default);
     the row holds the file at N and N+1 and every published comment on it at N. Reviewer comments on the
     last patch set are a ``last_revision`` drop per file; a commented file in neither revision is
     ``no_file``. A rename is seen where git holds both patch sets (``renames_seen``); read through the
@@ -293,7 +294,7 @@ def expected_rows(record: Record, projects: set[str], private_visible: bool,
             continue
         at: dict[int, dict[str, list[Comment]]] = {}
         for c in record.comments:
-            if c.change == change.number and is_java(c.path):
+            if c.change == change.number and mined(c.path):
                 at.setdefault(c.patch_set, {}).setdefault(c.path, []).append(c)
         for n, by_path in sorted(at.items()):
             for path, comments in sorted(by_path.items()):

@@ -6,7 +6,9 @@ review side: ``url``, ``project``, the job's ``since``/``until`` (the listing qu
 ``[accounts]`` and ``[[changes]]`` with ``number``, ``owner``, ``patch_sets`` (commit labels of
 ``history.toml``, oldest first) and ``[[changes.comments]]`` (``id``, ``patch_set``, ``path``, ``line``,
 ``author``, ``time``, ``message``, optional ``in_reply_to``). The comment's range covers the text of its
-line. Usage: ``python examples/mining/make_recordings.py textkit`` (the output is deterministic).
+line. A revision's files are those its commit changes against its parent (``git show --numstat``), with
+Gerrit's line counts. Usage: ``python examples/mining/make_recordings.py textkit`` (or ``polyglot``; the
+output is deterministic).
 """
 
 from __future__ import annotations
@@ -37,6 +39,21 @@ def account(accounts: dict, name: str) -> dict:
     return {**accounts[name], "username": name}
 
 
+def diff_stat(repo: Path, ref: str) -> dict[str, tuple[int, int]]:
+    """{path: (lines inserted, lines deleted)} of commit ``ref`` against its parent, as Gerrit counts them;
+    a file the commit names but leaves as its parent had it is not among the revision's files."""
+    out = subprocess.run(["git", "-C", str(repo), "show", "--numstat", "--no-renames", "--format=", ref],
+                         capture_output=True, text=True, check=True).stdout
+    rows = (line.split("\t") for line in out.splitlines())
+    return {path: (int(added), int(deleted)) for added, deleted, path in rows}
+
+
+def file_info(inserted: int, deleted: int, size: int) -> dict:
+    """A Gerrit ``FileInfo``: the line counts are left out when zero, as Gerrit does."""
+    return {**({"lines_inserted": inserted} if inserted else {}), **({"lines_deleted": deleted} if deleted else {}),
+            "size": size}
+
+
 def recordings(name: str) -> list[dict]:
     """The exchanges of ``repos/NAME``: the listing page, then each change's comments."""
     folder = HERE / "repos" / name
@@ -46,6 +63,7 @@ def recordings(name: str) -> list[dict]:
         repo = build_repos(HERE, tmp)[history["url"]]
         refs = [commits[label]["ref"] for change in spec["changes"] for label in change["patch_sets"]]
         out = subprocess.run(["git", "-C", str(repo), "rev-parse", *refs], capture_output=True, text=True, check=True)
+        numstat = {ref: diff_stat(repo, ref) for ref in refs}
     sha = dict(zip(refs, out.stdout.split()))
     base = spec["url"].rstrip("/")
     changes, exchanges = [], []
@@ -53,8 +71,8 @@ def recordings(name: str) -> list[dict]:
         sets = [commits[label] for label in change["patch_sets"]]
         revisions = {}
         for n, commit in enumerate(sets, start=1):
-            files = {path: {"lines_inserted": (folder / src).read_text().count("\n"),
-                            "size": (folder / src).stat().st_size} for path, src in commit["files"].items()}
+            files = {path: file_info(*numstat[commit["ref"]][path], (folder / src).stat().st_size)
+                     for path, src in commit["files"].items() if path in numstat[commit["ref"]]}
             revisions[sha[commit["ref"]]] = {"kind": "REWORK", "_number": n, "created": gerrit_time(commit["date"]),
                                              "uploader": account(spec["accounts"], change["owner"]),
                                              "ref": commit["ref"], "files": files}
