@@ -13,6 +13,21 @@ Grammars come from the per-language ``tree-sitter-<name>`` wheels (``benchmarks/
 for the seven against 197.6 MB for ``tree-sitter-language-pack`` 0.13.0, same parse speed, and the pack's
 1.x releases download grammars at run time, which fails offline). Java's is a core dependency; the others
 come with the ``[languages]`` extra, and a missing one is one clear error naming the package to install.
+
+Two facts about each grammar that every stage reading a function needs, kept here so that they agree:
+
+* **A member is read inside a dummy class.** A function revmine cuts out of a file is parsed alone; where
+  that tree has an error and the function is a member that only parses in its class (a JS/TS/C# method, a
+  C++ method defined in its class, a Go function value of a composite literal, ``Run: func(...) {...},``),
+  it is parsed inside ``member_wrapper`` (``class _ {`` for Java, JS, TS and C#, ``struct _ {`` ... ``};``
+  for C++, a composite literal ``var _ = _{`` for Go), as src2abs wraps Java methods, and that tree is kept
+  if it has no error (:func:`parse_member`). The wrapper's parts end and start with a line break, so that a
+  ``//`` comment on the code's last line ends before the wrapper's closing.
+* **Some literals are one token.** ``atomic_literals`` are the node types that are one token of the
+  language's reference lexical grammar, whatever parts (quotes, fragments, escapes, interpolations) the
+  grammar splits them into: string, character, template and raw-string literals, JavaScript's regular
+  expression literal (ECMA-262 12.9.5), C's ``<header>`` name and C++'s user-defined literal (``"ab"s``,
+  ``10ms``; [lex.ext]). Numbers are single leaves in every grammar and need no entry.
 """
 
 from __future__ import annotations
@@ -22,12 +37,15 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..errors import InputError
 
+if TYPE_CHECKING:
+    from tree_sitter import Tree
+
 __all__ = ["DEFAULT_LANGUAGES", "LANGUAGES", "Language", "check_languages", "grammar", "language_of",
-           "parser"]
+           "parse_member", "parser"]
 
 
 @dataclass(frozen=True)
@@ -42,20 +60,35 @@ class Language:
     function: str = "language"
     #: Lizard's name for the language (``lizard -l NAME``)
     lizard: str = ""
+    #: the text before and after a function that only parses as a member of a class (module docstring)
+    member_wrapper: tuple[str, str] | None = None
+    #: node types the grammar splits into parts that are one token of the language (module docstring)
+    atomic_literals: frozenset[str] = frozenset()
+
+
+_CLASS = ("class _ {\n", "\n}")
+_JS_LITERALS = frozenset({"string", "template_string", "regex"})
+_C_LITERALS = frozenset({"string_literal", "char_literal", "system_lib_string"})
 
 
 LANGUAGES: dict[str, Language] = {language.name: language for language in (
-    Language("java", (".java",), "tree-sitter-java", "tree_sitter_java", lizard="java"),
-    Language("python", (".py", ".pyi"), "tree-sitter-python", "tree_sitter_python", lizard="python"),
+    Language("java", (".java",), "tree-sitter-java", "tree_sitter_java", lizard="java", member_wrapper=_CLASS,
+             atomic_literals=frozenset({"string_literal", "character_literal"})),
+    Language("python", (".py", ".pyi"), "tree-sitter-python", "tree_sitter_python", lizard="python",
+             atomic_literals=frozenset({"string"})),
     Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree-sitter-javascript", "tree_sitter_javascript",
-             lizard="javascript"),
+             lizard="javascript", member_wrapper=_CLASS, atomic_literals=_JS_LITERALS),
     Language("typescript", (".ts", ".mts", ".cts", ".tsx"), "tree-sitter-typescript", "tree_sitter_typescript",
-             "language_typescript", lizard="typescript"),
-    Language("go", (".go",), "tree-sitter-go", "tree_sitter_go", lizard="go"),
-    Language("c", (".c", ".h"), "tree-sitter-c", "tree_sitter_c", lizard="cpp"),
+             "language_typescript", lizard="typescript", member_wrapper=_CLASS, atomic_literals=_JS_LITERALS),
+    Language("go", (".go",), "tree-sitter-go", "tree_sitter_go", lizard="go", member_wrapper=("var _ = _{\n", "\n}"),
+             atomic_literals=frozenset({"interpreted_string_literal", "raw_string_literal", "rune_literal"})),
+    Language("c", (".c", ".h"), "tree-sitter-c", "tree_sitter_c", lizard="cpp", atomic_literals=_C_LITERALS),
     Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp"),
-             "tree-sitter-cpp", "tree_sitter_cpp", lizard="cpp"),
-    Language("csharp", (".cs",), "tree-sitter-c-sharp", "tree_sitter_c_sharp", lizard="csharp"),
+             "tree-sitter-cpp", "tree_sitter_cpp", lizard="cpp", member_wrapper=("struct _ {\n", "\n};"),
+             atomic_literals=_C_LITERALS | {"raw_string_literal", "user_defined_literal"}),
+    Language("csharp", (".cs",), "tree-sitter-c-sharp", "tree_sitter_c_sharp", lizard="csharp", member_wrapper=_CLASS,
+             atomic_literals=frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
+                                        "interpolated_string_expression", "character_literal"})),
 )}
 
 #: What a job mines when it does not say: the 2021 dataset's language, so older jobs give the same outputs.
@@ -111,3 +144,21 @@ def parser(name: str):
     import tree_sitter
 
     return tree_sitter.Parser(grammar(name))
+
+
+def parse_member(name: str, source: bytes, alone: bool = True) -> tuple[Tree, int]:
+    """The tree of one function of ``name`` and the byte offset of ``source`` in the text parsed.
+
+    ``source`` is parsed alone; if that tree has an error and the language has a ``member_wrapper``, it is
+    parsed inside it, and that tree is kept if it has none (module docstring). ``alone=False``: always inside
+    the wrapper (revmine reads Java code as a class member, as src2abs does).
+    """
+    wrapper = LANGUAGES[name].member_wrapper
+    tree = parser(name).parse(source) if alone or wrapper is None else None
+    if wrapper is None or (tree is not None and not tree.root_node.has_error):
+        return tree, 0
+    prefix, suffix = (part.encode("utf-8") for part in wrapper)
+    wrapped = parser(name).parse(prefix + source + suffix)
+    if tree is None or not wrapped.root_node.has_error:
+        return wrapped, len(prefix)
+    return tree, 0

@@ -50,7 +50,8 @@ make. The references class operators and punctuation differently (Java and Pytho
 "punctuators", Go and JavaScript together); outside Java and Python, brackets and ``; , . ...`` (and ``::``,
 ``@`` where the language has them) are ``separator`` and the rest ``operator``. A function that does not
 parse alone (a JS/TS/C# method, a C++ member) is parsed inside a dummy class, as
-``revmine.preprocess.treeabstraction`` parses it; Java always inside a class.
+``revmine.preprocess.treeabstraction`` parses it (:func:`revmine.lang.languages.parse_member`); Java always
+inside a class. The literals that are one token are the language's ``atomic_literals``.
 
 **Abstracted tokens** are the abstraction's own tokens (the space-separated ``m_s_abstract`` text, token
 for token the OpenNMT line): ``TYPE_n``, ``METHOD_n``, ``VAR_n`` are identifiers, ``STRING_n``,
@@ -107,10 +108,9 @@ from __future__ import annotations
 import keyword
 import re
 from collections import deque
-from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .languages import LANGUAGES, parser
+from .languages import LANGUAGES, parse_member
 
 __all__ = ["SPT_LANGUAGES", "TOKEN_KINDS", "Token", "token_stream", "token_kind", "simplified_parse_tree", "spt_size",
            "spt_tokens"]
@@ -148,8 +148,6 @@ _PLACEHOLDER = re.compile(r"(TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_[
 _PLACEHOLDER_KINDS = {"TYPE": IDENTIFIER, "METHOD": IDENTIFIER, "VAR": IDENTIFIER, "ANNOTATION": ANNOTATION,
                       "STRING": STRING,
                       "CHAR": CHARACTER, "INT": INTEGER, "FLOAT": FLOATING}
-#: What a Java method is parsed in: tree-sitter-java reads a class member, not a bare method, as Java.
-_PREFIX, _SUFFIX = "class _ {\n", "\n}"
 #: The abstraction's split operators (module doc), joined back before the abstracted text is parsed.
 _SPLIT_OPERATORS = {("-", ">"): "->", (":", ":"): "::"}
 #: Python's layout tokens in abstracted text (``revmine.preprocess.treeabstraction``, after TransCoder).
@@ -173,12 +171,10 @@ class _Lexicon(NamedTuple):
     words: dict[str, str]
     #: opening quote -> literal kind, tried in order
     quotes: tuple[tuple[str, str], ...]
-    #: node types that are one token (strings tree-sitter splits into parts): type -> kind ("": from the text)
-    atomic: dict[str, str]
+    #: the kinds of the language's one-token literals (``atomic_literals``) that their text does not tell
+    literal_kinds: dict[str, str]
     #: CodeNet's reserved words (its ``<Language>ReservedWordDecider``); None: CodeNet gives no SPT
     reserved: frozenset[str] | None = None
-    #: what a function that does not parse alone is parsed in (Java: always)
-    wrapper: tuple[str, str] | None = None
     #: extras that are no tokens besides comments
     skip: frozenset[str] = frozenset()
 
@@ -197,7 +193,7 @@ _JS_OPERATORS = _words(
 _JS = dict(separators=_words(_BRACKETS + " @"), operators=_JS_OPERATORS,
            words={"true": BOOLEAN, "false": BOOLEAN, "null": NULL},
            quotes=(('"', STRING), ("'", STRING), ("`", STRING)),
-           atomic={"string": "", "template_string": "", "regex": REGEX}, wrapper=("class _ {\n", "\n}"))
+           literal_kinds={"regex": REGEX})
 _C_KEYWORDS = _words(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
     "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
@@ -205,16 +201,15 @@ _C_KEYWORDS = _words(
 _C_OPERATORS = _words(
     "-> ++ -- & * + - ~ ! / % << >> < > <= >= == != ^ | && || ? : = *= /= %= += -= <<= >>= &= ^= |= # ## <: :> "
     "<% %> %: %:%:")
-_C_ATOMIC = {"string_literal": "", "char_literal": "", "system_lib_string": STRING}
+_C_KINDS = {"system_lib_string": STRING}
 
 _LEXICONS: dict[str, _Lexicon] = {
     "java": _Lexicon(KEYWORDS, SEPARATORS, OPERATORS, {"true": BOOLEAN, "false": BOOLEAN, "null": NULL},
                      (('"""', TEXT_BLOCK), ('"', STRING), ("'", CHARACTER)),
-                     {"string_literal": "", "character_literal": ""}, RESERVED, (_PREFIX, _SUFFIX)),
+                     {}, RESERVED),
     "python": _Lexicon(
         frozenset(keyword.kwlist), _words("( ) [ ] { } , : . ; @ = -> += -= *= /= //= %= @= &= |= ^= >>= <<= **= ..."),
-        _words("+ - * ** / // % @ << >> & | ^ ~ := < > <= >= == !="), {}, (('"', STRING), ("'", STRING)),
-        {"string": ""},
+        _words("+ - * ** / // % @ << >> & | ^ ~ := < > <= >= == !="), {}, (('"', STRING), ("'", STRING)), {},
         _words("def return raise from import nonlocal as global assert if elif else while for in try None finally "
                "with except lambda or and not is class yield del pass continue break async await print exec True "
                "False . ... ` * , : ; ** = | ^ & << >> + - / % // ~ < > == >= <= <> != @ -> += -= *= @= /= %= &= "
@@ -229,11 +224,9 @@ _LEXICONS: dict[str, _Lexicon] = {
         _words(_BRACKETS),
         _words("+ & += &= && == != - | -= |= || < <= * ^ *= ^= <- > >= / << /= <<= ++ = := % >> %= >>= -- ! : &^ "
                "&^= ~"),
-        {}, (('"', STRING), ("`", STRING), ("'", CHARACTER)),
-        {"interpreted_string_literal": "", "raw_string_literal": "", "rune_literal": ""},
-        wrapper=("var _ = _{\n", "\n}")),
+        {}, (('"', STRING), ("`", STRING), ("'", CHARACTER)), {}),
     "c": _Lexicon(
-        _C_KEYWORDS, _words(_BRACKETS), _C_OPERATORS, {}, _C_LIKE_QUOTES, _C_ATOMIC,
+        _C_KEYWORDS, _words(_BRACKETS), _C_OPERATORS, {}, _C_LIKE_QUOTES, _C_KINDS,
         _C_KEYWORDS | _words("( ) [ ] { } < <= > >= << >> + ++ - -- * / % & | && || ^ ! ~ ? : ; , = *= /= %= += -= "
                              "<<= >>= &= ^= |= == != -> . ...")),
     "cpp": _Lexicon(
@@ -246,7 +239,7 @@ _LEXICONS: dict[str, _Lexicon] = {
         _words(_BRACKETS + " ::"),
         _C_OPERATORS | _words(".* ->* <=> and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq"),
         {"true": BOOLEAN, "false": BOOLEAN, "nullptr": NULL}, _C_LIKE_QUOTES,
-        {**_C_ATOMIC, "raw_string_literal": STRING, "user_defined_literal": USER_DEFINED},
+        {**_C_KINDS, "raw_string_literal": STRING, "user_defined_literal": USER_DEFINED},
         _words("alignas alignof asm auto bool break case catch char char16_t char32_t class const constexpr "
                "const_cast continue decltype default delete do double dynamic_cast else enum explicit export extern "
                "false final float for friend goto if inline int long mutable namespace new noexcept nullptr operator "
@@ -254,8 +247,7 @@ _LEXICONS: dict[str, _Lexicon] = {
                "static_assert static_cast struct switch template this thread_local throw true try typedef typeid "
                "typename union unsigned using virtual void volatile wchar_t while ( ) [ ] { } + - * / % ^ & | ~ ! not "
                "= < > += -= *= /= %= ^= &= |= << >> <<= >>= == != <= >= && and || or ++ -- , ->* -> ? : :: ; . .* "
-               "..."),
-        ("struct _ {\n", "\n};")),
+               "...")),
     "csharp": _Lexicon(
         _words("abstract as base bool break byte case catch char checked class const continue decimal default "
                "delegate do double else enum event explicit extern finally fixed float for foreach goto if implicit "
@@ -266,9 +258,13 @@ _LEXICONS: dict[str, _Lexicon] = {
         _words("+ - * / % & | ^ ! ~ = < > ? ?? ++ -- && || -> == != <= >= += -= *= /= %= &= |= ^= << <<= >> >>= "
                ">>> >>>= => ??= :"),
         {"true": BOOLEAN, "false": BOOLEAN, "null": NULL}, _C_LIKE_QUOTES,
-        {"string_literal": "", "verbatim_string_literal": "", "raw_string_literal": "",
-         "interpolated_string_expression": STRING, "character_literal": ""}, wrapper=("class _ {\n", "\n}")),
+        {"interpolated_string_expression": STRING}),
 }
+#: Per language, its one-token literals (``languages.LANGUAGES[...].atomic_literals``) -> kind ("": from the text).
+_ATOMIC: dict[str, dict[str, str]] = {
+    name: {type_: lexicon.literal_kinds.get(type_, "") for type_ in LANGUAGES[name].atomic_literals}
+    for name, lexicon in _LEXICONS.items()}
+assert all(lexicon.literal_kinds.keys() <= _ATOMIC[name].keys() for name, lexicon in _LEXICONS.items())
 #: The languages CodeNet gives simplified parse trees for (its tool's reserved-word deciders).
 SPT_LANGUAGES = tuple(name for name, lexicon in _LEXICONS.items() if lexicon.reserved is not None)
 
@@ -354,11 +350,6 @@ class _Node:
         self.token_id = self.node_id = 0
 
 
-@lru_cache(maxsize=None)
-def _parser(language: str) -> Any:
-    return parser(language)
-
-
 def _parse(code: str, language: str, abstracted: bool) -> tuple[_Node | None, int]:
     """The simplified tree of ``code`` (None when it has no token) and the number of parse errors in it."""
     lexicon = _lexicon(language)
@@ -366,15 +357,8 @@ def _parse(code: str, language: str, abstracted: bool) -> tuple[_Node | None, in
     if abstracted:
         code, placeholders = _as_source(code.split(), language)
     source = code.encode("utf-8")
-    tree = None if language == "java" else _parser(language).parse(source)
-    prefix = suffix = b""
-    if lexicon.wrapper is not None and (tree is None or tree.root_node.has_error):
-        wrapped_prefix, wrapped_suffix = (part.encode() for part in lexicon.wrapper)
-        wrapped = _parser(language).parse(wrapped_prefix + source + wrapped_suffix)
-        if tree is None or not wrapped.root_node.has_error:  # Java is always read as a class member
-            tree, prefix, suffix = wrapped, wrapped_prefix, wrapped_suffix
-    source = prefix + source + suffix
-    lo, hi = len(prefix), len(source) - len(suffix)
+    tree, offset = parse_member(language, source, alone=language != "java")  # Java: always a class member
+    atomic = _ATOMIC[language]
     root = _Node(tree.root_node.type)
     errors = 0
     stack = [(tree.root_node, root)]
@@ -386,11 +370,11 @@ def _parse(code: str, language: str, abstracted: bool) -> tuple[_Node | None, in
                 errors += child.is_missing
                 continue
             errors += type_ == "ERROR"
-            start, end = max(start, lo), min(end, hi)
+            start, end = max(start - offset, 0), min(end - offset, len(source))
             if type_.endswith("comment") or type_ in lexicon.skip or start >= end:  # comments; the wrapper's tokens
                 continue
-            if type_ in lexicon.atomic or child.child_count == 0:
-                node.children += _tokens_of(type_, source[start:end], start - lo, placeholders, language, abstracted)
+            if type_ in atomic or child.child_count == 0:
+                node.children += _tokens_of(type_, source[start:end], start, placeholders, language, abstracted)
             else:
                 made = _Node(type_)
                 node.children.append(made)
@@ -404,7 +388,7 @@ def _tokens_of(type_: str, raw: bytes, offset: int, placeholders: dict[int, str]
     written there, or, where tree-sitter's leaf is more than a token, its parts: the words of a leaf with spaces
     (C's ``preproc_arg``, split at whitespace as the abstraction splits it) and a number's sign (tree-sitter-c/cpp
     read ``-1`` as one literal; C11 §6.4.4.1 has no sign)."""
-    atomic = _LEXICONS[language].atomic
+    atomic = _ATOMIC[language]
     if type_ in atomic and offset not in placeholders:
         return [_leaf(type_, raw.decode("utf-8"), atomic[type_], language, abstracted)]
     leaves = []

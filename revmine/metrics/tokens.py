@@ -231,19 +231,17 @@ def rouge_tokenizer(stemmer: bool) -> Callable[[str], list[str]]:
     return tokenizers.DefaultTokenizer(use_stemmer=stemmer).tokenize
 
 
-#: Per language, the node types tree-sitter splits into pieces that are one token: string and character
-#: literals (and the literal keywords C, C++ and C# hang under a node: ``NULL``, ``nullptr``, ``true``).
+#: One-token literals the metrics read as their parts: a JavaScript/TypeScript regular expression (``/`` pattern
+#: ``/`` flags) and a C++ user-defined literal (literal, suffix). TREED and its token fallback have always read
+#: them so, and a change would move their values under an unchanged signature.
+_READ_AS_PARTS = frozenset({"regex", "user_defined_literal"})
+#: The literal keywords C, C++ and C# hang under a node (``NULL``, ``nullptr``, ``true``): one leaf each.
+_KEYWORD_LITERALS = {"c": frozenset({"null"}), "cpp": frozenset({"null"}), "csharp": frozenset({"boolean_literal"})}
+#: Per language, the node types tree-sitter splits into pieces that are one token: the language's
+#: ``atomic_literals`` (:mod:`revmine.lang.languages`; string and character literals) and its literal keywords.
 LITERALS: dict[str, frozenset[str]] = {
-    "java": frozenset({"string_literal", "character_literal"}),
-    "python": frozenset({"string"}),
-    "javascript": frozenset({"string", "template_string"}),
-    "typescript": frozenset({"string", "template_string"}),
-    "go": frozenset({"interpreted_string_literal", "raw_string_literal", "rune_literal"}),
-    "c": frozenset({"string_literal", "char_literal", "null"}),
-    "cpp": frozenset({"string_literal", "char_literal", "raw_string_literal", "null"}),
-    "csharp": frozenset({"string_literal", "character_literal", "verbatim_string_literal", "raw_string_literal",
-                         "interpolated_string_expression", "boolean_literal"}),
-}
+    name: language.atomic_literals - _READ_AS_PARTS | _KEYWORD_LITERALS.get(name, frozenset())
+    for name, language in languages.LANGUAGES.items()}
 _PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
 
 

@@ -497,12 +497,20 @@ def _flat_tree(tokens: list[str]) -> _Labelled:
 
 # --- the tree-sitter reading (module docstring) ----------------------------------------------------------
 
-#: (kind, text before, text after), as _READINGS; newlines so that a trailing // comment ends before the wrapper
-_SITTER_READINGS = (("method", b"class _ {\n", b"\n}"),
-                    ("statements", b"class _ { void wrapped() {\n", b"\n} }"),
-                    ("expression", b"class _ { void wrapped() { return\n", b"\n; } }"))
-_PROGRAM = ("program", b"", b"")
-_IN_CLASS = ("member", b"class _ {\n", b"\n}")
+
+def _member(lang: str) -> tuple[bytes, bytes]:
+    """The text around a class member of ``lang`` (``member_wrapper`` of :mod:`revmine.lang.languages`; Java's,
+    JavaScript's, TypeScript's and C#'s are a class, whose ``body`` the ``member`` reading reads)."""
+    opening, closing = LANGUAGES[lang].member_wrapper
+    return opening.encode("utf-8"), closing.encode("utf-8")
+
+
+_CLASS_OPEN, _CLASS_CLOSE = _member("java")
+#: (kind, text before, text after), as _READINGS: a member of Java's wrapper class, the body of a method in it,
+#: the expression it returns; newlines so that a trailing // comment ends before the wrapper
+_SITTER_READINGS = (("method", _CLASS_OPEN, _CLASS_CLOSE),
+                    ("statements", _CLASS_OPEN + b"void wrapped() {\n", b"\n}" + _CLASS_CLOSE),
+                    ("expression", _CLASS_OPEN + b"void wrapped() { return\n", b"\n; }" + _CLASS_CLOSE))
 
 
 @dataclass(frozen=True)
@@ -516,9 +524,9 @@ class _SitterRules:
     literals: frozenset[str]
     #: anonymous tokens kept as leaves wherever they are (C#'s `this` and `base`, named nodes elsewhere)
     kept: frozenset[str] = frozenset()
-    #: (kind, text before, text after), tried in order: ``program`` reads the text as a whole file, ``member``
-    #: inside a class (methods of JavaScript, TypeScript and C# classes); Java's are ``_SITTER_READINGS``
-    readings: tuple[tuple[str, bytes, bytes], ...] = (_PROGRAM,)
+    #: the readings tried, in order: ``program`` reads the text as a whole file, ``member`` inside the
+    #: language's wrapper class (methods of JavaScript, TypeScript and C# classes); Java's are ``_SITTER_READINGS``
+    readings: tuple[str, ...] = ("program",)
 
 
 _C_VARYING = frozenset({"binary_expression", "unary_expression", "update_expression", "assignment_expression",
@@ -531,16 +539,16 @@ _SITTER_RULES: dict[str, _SitterRules] = {
                          LITERALS["java"]),
     "python": _SitterRules(frozenset({"binary_operator", "boolean_operator", "comparison_operator", "unary_operator",
                                       "augmented_assignment"}), LITERALS["python"]),
-    "javascript": _SitterRules(_JS_VARYING, LITERALS["javascript"], readings=(_PROGRAM, _IN_CLASS)),
+    "javascript": _SitterRules(_JS_VARYING, LITERALS["javascript"], readings=("program", "member")),
     "typescript": _SitterRules(_JS_VARYING | {"accessibility_modifier", "predefined_type"}, LITERALS["typescript"],
-                               readings=(_PROGRAM, _IN_CLASS)),
+                               readings=("program", "member")),
     "go": _SitterRules(frozenset({"binary_expression", "unary_expression", "assignment_statement", "inc_statement",
                                   "dec_statement"}), LITERALS["go"]),
     "c": _SitterRules(_C_VARYING, LITERALS["c"]),
     "cpp": _SitterRules(_C_VARYING | {"access_specifier", "virtual_specifier"}, LITERALS["cpp"]),
     "csharp": _SitterRules(frozenset({"binary_expression", "prefix_unary_expression", "postfix_unary_expression",
                                       "unary_expression", "assignment_expression", "modifier"}), LITERALS["csharp"],
-                           kept=frozenset({"this", "base"}), readings=(_IN_CLASS, _PROGRAM)),
+                           kept=frozenset({"this", "base"}), readings=("member", "program")),
 }
 _SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 # The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
@@ -601,7 +609,8 @@ def _sitter_other(code: str, wrap: bool, lang: str) -> _Labelled | None:
     rules = _SITTER_RULES[lang]
     body = code.encode("utf-8")
     parser = _sitter_parser(lang)
-    for kind, opening, closing in rules.readings:
+    for kind in rules.readings:
+        opening, closing = _member(lang) if kind == "member" else (b"", b"")
         source = opening + body + closing
         root = parser.parse(source).root_node
         if root.has_error:

@@ -105,7 +105,6 @@ _ANNOTATIONS = frozenset({"decorator", "attribute_list"})
 #: Nodes that open a nesting level (besides the ones whose first child is a bracket).
 _BLOCKS = frozenset({"block"})
 _BRACKETS = frozenset("([{")
-_LITERALS = ("string", "char", "template_string")  # whole tokens although the grammar splits them
 _DEADLINE_EVERY = 1024  # nodes between two clock reads
 
 FUNCTION_LANGUAGES: tuple[str, ...] = tuple(_DECLARATIONS)
@@ -134,7 +133,7 @@ def extract_functions(source: str, language: str, deadline: float | None = None,
 
 def _method(node, decl, name: str, language: str, lines: list[str], offset: int = 0) -> Method:
     """The :class:`Method` of a function node (``offset``: lines above the text that was parsed)."""
-    start, end = _first_code(decl).start_point[0] + 1 + offset, _end_line(decl) + offset
+    start, end = _first_code(decl, language).start_point[0] + 1 + offset, _end_line(decl) + offset
     return Method(name=name, params=_params(node, language), start_line=start, end_line=end,
                   link_start=_link_start(decl) + offset, text="".join(line + "\n" for line in lines[start - 1:end]))
 
@@ -328,29 +327,31 @@ def _params(node, language: str) -> str:
         params = declarator.child_by_field_name("parameters") if declarator is not None else None
     if params is None:
         return ""
-    tokens = [leaf.text.decode() for leaf in _leaves(params)]
+    tokens = [leaf.text.decode() for leaf in _leaves(params, language)]
     if tokens and tokens[0] in ("(", "[") and tokens[-1] in (")", "]"):
         tokens = tokens[1:-1]
     return join_tokens(tokens)
 
 
-def _leaves(node):
-    """The leaves under ``node`` in order (a string literal is one); comments and annotations left out."""
+def _leaves(node, language: str):
+    """The leaves under ``node`` in order (a string literal is one: the language's ``atomic_literals``); comments
+    and annotations left out."""
+    literals = LANGUAGES[language].atomic_literals
     stack = [node]
     while stack:
         node = stack.pop()
         if "comment" in node.type or node.type in _ANNOTATIONS:
             continue
-        if not node.child_count or node.type.endswith(_LITERALS):
+        if not node.child_count or node.type in literals:
             if node.end_byte > node.start_byte:
                 yield node
             continue
         stack.extend(reversed(node.children))
 
 
-def _first_code(decl):
+def _first_code(decl, language: str):
     """The declaration's first token that is not in an annotation: where its text starts."""
-    return next(_leaves(decl), decl)
+    return next(_leaves(decl, language), decl)
 
 
 def _link_start(decl) -> int:

@@ -13,12 +13,14 @@ leaves of the tree-sitter tree of the function as written, comments dropped (eve
 ``comment``), zero-width leaves (tree-sitter's MISSING tokens) dropped, leaves under ERROR nodes kept: a
 function tree-sitter cannot read (lizard cuts an anonymous function mid-expression) still gives all its
 tokens. A function that only parses inside its class (a JS/TS/C# method, a C++ in-class method) is parsed
-inside a one-line dummy class, as src2abs wraps Java methods, and only its own leaves are used. Decisions:
+inside a dummy class (:func:`revmine.lang.languages.parse_member`), as src2abs wraps Java methods, and only its
+own leaves are used. Decisions:
 
-* a string literal is one token, whatever parts the grammar splits it into: Python f-strings, JS/TS template
-  strings and C# interpolated strings included, with the expressions inside them (they are part of the
-  literal's text, as a Java string is, and so the literal's id restores it exactly); adjacent literals
-  (``"a" "b"``) stay separate tokens; a JS regular expression literal counts as a string;
+* a string literal is one token (the language's ``atomic_literals``), whatever parts the grammar splits it
+  into: Python f-strings, JS/TS template strings and C# interpolated strings included, with the expressions
+  inside them (they are part of the literal's text, as a Java string is, and so the literal's id restores it
+  exactly); adjacent literals (``"a" "b"``) stay separate tokens; a JS regular expression literal counts as
+  a string;
 * a literal keeps its exact text, newlines included; other leaves holding spaces (the unparsed body
   ``preproc_arg`` of a C ``#define``, an ERROR leaf) are split at whitespace and kept as they are, names
   inside them included: the tree does not say what they are;
@@ -71,12 +73,12 @@ them, an ``INDENT``/``DEDENT`` within it that of the token after it, so marking 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, NamedTuple
 
 from ..errors import InputError
 from ..lang.idioms import default_idioms
-from ..lang.languages import parser
+from ..lang.languages import LANGUAGES, parse_member
 from .abstraction import Abstracted, AbstractedPair, Unit, Ids
 
 __all__ = ["DEDENT", "INDENT", "NEW_LINE", "TREE_LANGUAGES", "abstract_code", "abstract_code_pair", "raw_tokens"]
@@ -95,7 +97,9 @@ class _Rules:
     """One language's roles by node type and field name (module docstring)."""
 
     names: frozenset[str]  #: leaf types that are names
-    literals: dict[str, str]  #: node type -> literal kind (the node is one token)
+    #: node type -> literal kind (the node is one token): numbers, and the language's ``atomic_literals``
+    #: (:mod:`revmine.lang.languages`), which are STRING unless given another kind here
+    literals: dict[str, str]
     calls: dict[str, str]  #: call node -> the field holding its callee (METHOD)
     declares: dict[str, str]  #: declaration node -> field holding its name (METHOD)
     type_names: dict[str, str] = field(default_factory=dict)  #: node -> field naming a type (TYPE)
@@ -107,7 +111,6 @@ class _Rules:
     #: declarator or assignment -> (name field, value field, value types that make the name a function)
     function_values: dict[str, tuple[str, str, frozenset[str]]] = field(default_factory=dict)
     capwords: bool = False  #: capitalised VAR/METHOD names are TYPE (module docstring)
-    wrapper: tuple[str, str] | None = None  #: a class to parse a member in, when it does not parse alone
     layout: bool = False  #: Python's NEW_LINE / INDENT / DEDENT
     skip: frozenset[str] = frozenset()  #: extras dropped besides comments
 
@@ -116,7 +119,7 @@ _JS_NAMES = frozenset({"identifier", "property_identifier", "shorthand_property_
                        "shorthand_property_identifier_pattern", "private_property_identifier", "statement_identifier"})
 _JS_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _JS = dict(
-    literals={"string": STRING, "template_string": STRING, "regex": STRING, "number": NUMBER},
+    literals={"number": NUMBER},
     calls={"call_expression": "function"},
     declares={"function_declaration": "name", "generator_function_declaration": "name", "function_expression": "name",
               "function": "name", "generator_function": "name", "method_definition": "name"},
@@ -126,22 +129,20 @@ _JS = dict(
     function_values={"variable_declarator": ("name", "value", _JS_FUNCTIONS),
                      "assignment_expression": ("left", "right", _JS_FUNCTIONS)},
     capwords=True,
-    wrapper=("class _ {\n", "\n}"),
 )
 _C = dict(
     names=frozenset({"identifier", "field_identifier", "type_identifier", "statement_identifier"}),
-    literals={"string_literal": STRING, "system_lib_string": STRING, "char_literal": CHAR,
-              "number_literal": NUMBER},
+    literals={"char_literal": CHAR, "number_literal": NUMBER},
     calls={"call_expression": "function"},
     declares={"function_declarator": "declarator"},
     type_leaves=frozenset({"type_identifier"}),
     descend={"field_expression": "field", "parenthesized_declarator": None, "pointer_declarator": "declarator"},
 )
 
-RULES: dict[str, _Rules] = {
+_TABLES: dict[str, _Rules] = {
     "python": _Rules(
         names=frozenset({"identifier"}),
-        literals={"string": STRING, "integer": NUMBER, "float": NUMBER},
+        literals={"integer": NUMBER, "float": NUMBER},
         calls={"call": "function", "decorator": None},
         declares={"function_definition": "name"},
         type_names={"class_definition": "name"},
@@ -166,8 +167,7 @@ RULES: dict[str, _Rules] = {
     ),
     "go": _Rules(
         names=frozenset({"identifier", "field_identifier", "type_identifier", "package_identifier", "label_name"}),
-        literals={"interpreted_string_literal": STRING, "raw_string_literal": STRING, "rune_literal": CHAR,
-                  "int_literal": INT, "float_literal": FLOAT, "imaginary_literal": FLOAT},
+        literals={"rune_literal": CHAR, "int_literal": INT, "float_literal": FLOAT, "imaginary_literal": FLOAT},
         calls={"call_expression": "function"},
         declares={"function_declaration": "name", "method_declaration": "name", "method_elem": "name",
                   "method_spec": "name"},
@@ -175,23 +175,19 @@ RULES: dict[str, _Rules] = {
         type_leaves=frozenset({"type_identifier", "package_identifier"}),
         descend={"selector_expression": "field", "parenthesized_expression": None, "generic_type": "type",
                  "index_expression": "operand"},
-        wrapper=("var _ = _{\n", "\n}"),
     ),
     "c": _Rules(**_C),
     "cpp": _Rules(
         **{**_C,
            "names": _C["names"] | {"namespace_identifier"},
-           "literals": {**_C["literals"], "raw_string_literal": STRING, "user_defined_literal": NUMBER},
+           "literals": {**_C["literals"], "user_defined_literal": NUMBER},
            "type_leaves": frozenset({"type_identifier", "namespace_identifier"}),
            "descend": {**_C["descend"], "qualified_identifier": "name", "template_function": "name",
                        "template_method": "name", "destructor_name": None, "reference_declarator": None}},
-        wrapper=("struct _ {\n", "\n};"),
     ),
     "csharp": _Rules(
         names=frozenset({"identifier", "implicit_parameter"}),
-        literals={"string_literal": STRING, "verbatim_string_literal": STRING, "raw_string_literal": STRING,
-                  "interpolated_string_expression": STRING, "character_literal": CHAR, "integer_literal": INT,
-                  "real_literal": FLOAT},
+        literals={"character_literal": CHAR, "integer_literal": INT, "real_literal": FLOAT},
         calls={"invocation_expression": "function"},
         declares={"method_declaration": "name", "local_function_statement": "name",
                   "constructor_declaration": "name", "destructor_declaration": "name"},
@@ -203,9 +199,12 @@ RULES: dict[str, _Rules] = {
         type_fields=frozenset({"type", "returns"}),
         descend={"member_access_expression": "name", "generic_name": None, "parenthesized_expression": None,
                  "member_binding_expression": "name"},
-        wrapper=("class _ {\n", "\n}"),
     ),
 }
+#: the tables with each language's one-token literals (``atomic_literals``) added as STRING where not given
+RULES: dict[str, _Rules] = {name: replace(rules, literals={**dict.fromkeys(LANGUAGES[name].atomic_literals, STRING),
+                                                           **rules.literals})
+                            for name, rules in _TABLES.items()}
 #: the languages this module abstracts (Java has its own module)
 TREE_LANGUAGES = tuple(RULES)
 
@@ -296,14 +295,8 @@ def _tokens(code: str, language: str) -> list[_Leaf]:
         raise InputError.setting("language", f"{language!r} has no tree abstraction (known: {', '.join(RULES)}; "
                                  "Java's is revmine.preprocess.abstraction)")
     source = code.encode("utf-8")
-    parsed, offset = source, 0
-    tree = parser(language).parse(source)
-    if rules.wrapper is not None and tree.root_node.has_error:
-        prefix, suffix = (part.encode("utf-8") for part in rules.wrapper)
-        wrapped = parser(language).parse(prefix + source + suffix)
-        if not wrapped.root_node.has_error:
-            tree, parsed, offset = wrapped, prefix + source + suffix, len(prefix)
-    leaves = _Walk(rules, parsed, offset, len(source)).run(tree)
+    tree, offset = parse_member(language, source)
+    leaves = _Walk(rules, source, offset).run(tree)
     if rules.layout:
         leaves = _layout(leaves, source)
     if len(source) == len(code):  # ASCII: bytes are characters
@@ -324,10 +317,11 @@ def _char_offsets(code: str) -> list[int]:
 
 
 class _Walk:
-    """A pre-order walk of the tree with a cursor, collecting the leaves inside the function's bytes."""
+    """A pre-order walk of the tree with a cursor, collecting the leaves inside the function's bytes (``source``,
+    at ``offset`` in the text parsed)."""
 
-    def __init__(self, rules: _Rules, parsed: bytes, offset: int, size: int):
-        self.rules, self.parsed, self.offset, self.size = rules, parsed, offset, size
+    def __init__(self, rules: _Rules, source: bytes, offset: int):
+        self.rules, self.source, self.offset = rules, source, offset
         self.methods: set[int] = set()  # start bytes of names marked METHOD by a call or declaration
         self.types: set[int] = set()
 
@@ -345,8 +339,8 @@ class _Walk:
                 node.child_by_field_name(name) if name else None)
 
     def run(self, tree) -> list[_Leaf]:
-        rules, parsed, offset = self.rules, self.parsed, self.offset
-        low, high = offset, offset + self.size
+        rules, source, offset = self.rules, self.source, self.offset
+        low, high = offset, offset + len(source)
         names, literals, skip = rules.names, rules.literals, rules.skip
         calls, declares, type_names, values = rules.calls, rules.declares, rules.type_names, rules.function_values
         type_nodes, type_fields, type_leaves = rules.type_nodes, rules.type_fields, rules.type_leaves
@@ -368,7 +362,7 @@ class _Walk:
             if descend and (named and kind in literals or node.child_count == 0):
                 descend = False
                 if end > start:
-                    text = parsed[start:end].decode("utf-8")
+                    text = source[max(start - offset, 0):end - offset].decode("utf-8")
                     if named and kind in literals:
                         out.append(_Leaf(text, _literal_kind(literals[kind], node, text), start - offset, end - offset))
                     elif named and kind in names:
