@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .errors import InputError, OperationError
-from .runtime.options import add_arguments, from_args, specs
 from .package import __version__
+from .runtime.options import add_arguments, from_args, specs
 
 
 class _Usage(Exception):

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .runtime import options
 from .errors import InputError
-from .package import __version__
 from .io.store import write_json, write_text
 from .io.textio import read_toml
+from .package import __version__
+from .runtime import options
 
 STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
 PROJECT_KEYS = {"source", "url", "project", "repo", "api_url", "since", "until", "clone_url"}

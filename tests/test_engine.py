@@ -1,4 +1,5 @@
-"""revmine.runtime.engine: ordered, bounded maps in-process and on a dask.distributed cluster started here on loopback."""
+"""revmine.runtime.engine: ordered, bounded maps in-process and on a dask.distributed cluster started here on
+loopback."""
 
 from __future__ import annotations
 

@@ -202,6 +202,7 @@ def test_published_rows_pass_the_papers_dataset_filters(tufano_dir: Path, tmp_pa
     _run("import", "tufano2021", tufano_dir, "--out", tmp_path / "imported")
     assert _run("filter", "--candidates", tmp_path / "imported" / "candidates.parquet", "--out", tmp_path / "kept") == 0
     report = pq.read_table(tmp_path / "kept" / "filter_report.parquet").to_pylist()
-    removed = {r["filter"]: (r["removed"], r["ran"]) for r in report if r["source"] == r["language"] == "all" and r["kind"] == "triplet"}
+    removed = {r["filter"]: (r["removed"], r["ran"]) for r in report
+               if r["source"] == r["language"] == "all" and r["kind"] == "triplet"}
     for name in ("not_linked", "unchanged", "too_long", "new_identifiers", "multiple_comments"):
         assert removed[name] == (0, True), name

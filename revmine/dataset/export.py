@@ -47,8 +47,8 @@ whatever the batches: a file of up to that many rows is one row group with the b
 whole table, a larger one has several (it held one group of up to 1,048,576 rows when the export read its splits
 whole; ``datasets`` and pyarrow read both alike). The per-row work (OpenNMT and JSON Lines lines, token streams,
 SPTs) is :func:`format_rows`, mapped over each batch's rows of a kind on ``ExportOptions.engine`` when one is given
-(:mod:`revmine.runtime.engine`: in input order, a bounded window in flight); only this process reads and writes files, so
-the bytes are the same on every engine and workers need no shared disk.
+(:mod:`revmine.runtime.engine`: in input order, a bounded window in flight); only this process reads and writes files,
+so the bytes are the same on every engine and workers need no shared disk.
 """
 
 from __future__ import annotations
@@ -63,18 +63,18 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..runtime.engine import Engine, LocalEngine
 from ..errors import InputError
 from ..io.filter_report import UNKNOWN, report_markdown
-from ..runtime.options import check, option
-from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_size, spt_tokens, token_stream
 from ..io.rows import HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, TRIPLET
-from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
 from ..io.textio import read_lines
-from .overlap import OVERLAP_FILE, overlap_markdown
+from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_size, spt_tokens, token_stream
+from ..runtime.engine import Engine, LocalEngine
+from ..runtime.options import check, option
+from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from .codereviewer import write_codereviewer
+from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
@@ -521,7 +521,8 @@ _REPRESENTATIONS_DOC = (
     "- `representations/<config>/<split>.jsonl`: one JSON object per row, in the order of the other files: `id` "
     "and, for m_s, m_r, m_s_abstract and m_r_abstract, the token stream (`<column>_tokens`, "
     "`<column>_token_kinds`: keyword, identifier, literal kinds, operator, separator) and/or the simplified parse "
-    "tree (`<column>_spt`) of Project CodeNet, in its JSON graph format (`revmine.lang.representations` documents both).")
+    "tree (`<column>_spt`) of Project CodeNet, in its JSON graph format (`revmine.lang.representations` documents "
+    "both).")
 
 
 def _representations_section(spt_totals: dict[tuple[str, str], dict[str, int]] | None) -> list[str]:

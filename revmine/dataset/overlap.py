@@ -11,8 +11,9 @@ of NEW, split by split, with every row of BENCHMARK on what the split compares (
 
 Only the benchmark is indexed (:class:`revmine.algorithms.near_duplicates.NearDuplicateIndex`); NEW is streamed in
 batches and never compared with itself: 1,000,000 new rows against 20,000 take 123 s (73 s CPU, peak 499 MiB;
-``benchmarks/bench_overlap.py``, median of 3 on a shared 2-core machine). The batches are matched on an engine (:mod:`revmine.runtime.engine`:
-in this process, or on Dask workers that each receive the index once); the result is the same. NEW and BENCHMARK are each a splits folder
+``benchmarks/bench_overlap.py``, median of 3 on a shared 2-core machine). The batches are matched on an engine
+(:mod:`revmine.runtime.engine`: in this process, or on Dask workers that each receive the index once); the
+result is the same. NEW and BENCHMARK are each a splits folder
 (``train``/``eval``/``test.parquet``, e.g. the split's or an import's output) or one Parquet file with those
 columns. The comment is not compared: like the split, the unit of leakage is the code (the same code
 under another comment teaches the model the refinement all the same).
@@ -34,13 +35,13 @@ from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
 
-from ..runtime.engine import open_engine
-from ..errors import InputError
 from ..algorithms.near_duplicates import NearDuplicateConfig, NearDuplicateIndex
+from ..errors import InputError
 from ..io.rows import DUPLICATE_FIELDS, SPLITS
-from ..schema import OVERLAP_SCHEMA
 from ..io.staging import staged_directory
 from ..io.store import AtomicParquetWriter, Parts, write_json, write_table
+from ..runtime.engine import open_engine
+from ..schema import OVERLAP_SCHEMA
 from .split import DROPPED_FILE, SUMMARY_FILE
 
 __all__ = ["OVERLAP_FILE", "OVERLAP_ROWS_FILE", "OverlapOptions", "check_overlap", "drop_overlap", "overlap_markdown"]

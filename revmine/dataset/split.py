@@ -47,19 +47,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..runtime.engine import Engine
-from ..errors import InputError
 from ..algorithms.near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
-from ..runtime.options import check, option
 from ..algorithms.reorder import Reorder
+from ..errors import InputError
 from ..io.rows import (
     CANDIDATES_TAG, DUPLICATE_FIELDS, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
-from ..schema import (DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, HUNK_DATASET_SCHEMA,
-                      HUNKS_SCHEMA, ROUNDS_SCHEMA)
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json, write_table
+from ..runtime.engine import Engine
+from ..runtime.options import check, option
+from ..schema import (DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, HUNK_DATASET_SCHEMA,
+                      HUNKS_SCHEMA, ROUNDS_SCHEMA)
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 

@@ -58,9 +58,9 @@ from sklearn.preprocessing import normalize
 from sklearn.tree import DecisionTreeClassifier
 
 from ..errors import InputError
-from ..runtime.options import check, option
 from ..io.store import atomic_path
 from ..io.textio import read_jsonl, read_lines
+from ..runtime.options import check, option
 from . import rules
 
 __all__ = [

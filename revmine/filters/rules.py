@@ -30,8 +30,8 @@ Three kinds of rule:
 
 Matching is done on the prose: fenced blocks, inline code and URLs are taken out first (a comment
 holding code or a GitHub ``suggestion`` block is never "empty" or a bare approval). Words are the runs
-of word characters in any script; stop words are :func:`revmine.lang.stopwords.default_stopwords`; one-letter words and contraction
-fragments ("don", "isn") are not content.
+of word characters in any script; stop words are :func:`revmine.lang.stopwords.default_stopwords`; one-letter words and
+contraction fragments ("don", "isn") are not content.
 """
 
 from __future__ import annotations

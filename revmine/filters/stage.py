@@ -62,21 +62,21 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..runtime.engine import Engine, chunks
+from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from ..algorithms.reorder import Reorder
 from ..errors import InputError
 from ..io.filter_report import (PREPROCESS_KEY, PROFILE_KEY, UNKNOWN, build_report, preprocess_comments,
                                 preprocess_steps, report_markdown)
-from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
-from ..runtime.options import check, option
-from ..runtime.progress import progress_bar
-from ..algorithms.reorder import Reorder
 from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
-from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
+from ..runtime.engine import Engine, chunks
+from ..runtime.options import check, option
+from ..runtime.progress import progress_bar
+from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
 from . import tufano2021
 
 __all__ = [

@@ -17,9 +17,9 @@ from typing import Any
 import pyarrow as pa
 
 from ..io.rows import SPLITS, with_ids
-from ..schema import CANDIDATES_SCHEMA, DATASET_SCHEMA
 from ..io.staging import staged_directory
 from ..io.store import write_json, write_table
+from ..schema import CANDIDATES_SCHEMA, DATASET_SCHEMA
 from .codereviewer import read_codereviewer
 from .tufano2021 import read_package
 

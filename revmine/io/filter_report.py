@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .rows import KINDS, PAIR, TRIPLET
 from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
+from .rows import KINDS, PAIR, TRIPLET
 from .store import read_table
 
 __all__ = ["PREPROCESS_KEY", "PROFILE_KEY", "build_report", "preprocess_comments", "preprocess_steps",

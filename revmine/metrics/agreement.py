@@ -30,10 +30,10 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from ..schema import AGREEMENT_SCHEMA
 from ..io.store import check_columns
 from ..io.textio import max_line_bytes
 from ..runtime.options import check, option
+from ..schema import AGREEMENT_SCHEMA
 from .base import Metric, check_lengths
 from .profiles import PROFILES
 from .registry import split_specs

@@ -169,7 +169,8 @@ class GitHubMiner(Miner):
         comments = []
         for page, response in self._pages(f"{base}/comments", fresh_after=updated):
             with self.client.validating(response):
-                comments += [c for c in (self._comment(item, owner) for item in page) if reads(c[0]["path"], self.languages)]
+                comments += [c for c in (self._comment(item, owner) for item in page)
+                             if reads(c[0]["path"], self.languages)]
         if not any(not c["is_owner"] for c, _ in comments):
             return Mined()
         commits, mined = self._commits(pull, base, content)

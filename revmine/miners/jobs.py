@@ -78,9 +78,9 @@ from ..package import __version__
 from ..runtime.progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
+from .gerrit import GerritMiner
 from .git import GitError, GitRefused, GitRepo
 from .github import DEFAULT_API, GitHubMiner
-from .gerrit import GerritMiner
 from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
                    RemoteError, check_url, credentials_from_env, host_of, route)
 from .rounds import ContentReader, parse_time

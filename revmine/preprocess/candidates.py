@@ -47,6 +47,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 import pyarrow as pa
 
+from ..errors import InputError
 from ..io.store import AtomicParquetWriter, Parts
 from ..io.textio import read_lines
 from ..lang.comments import clean_comment
@@ -54,7 +55,6 @@ from ..lang.idioms import default_idioms, load_idioms
 from ..runtime.engine import ENGINES, check_engine, open_engine
 from ..runtime.options import check, option
 from ..runtime.progress import progress_bar
-from ..errors import InputError
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, HUNKS_SCHEMA, ROUNDS_SCHEMA, UPGRADES, DropReason
 from .abstraction import AbstractedPair, abstract_pair
 from .functions import extract_functions

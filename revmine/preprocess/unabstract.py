@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import InputError
-from ..runtime.options import check, option
 from ..io.store import check_columns, read_table, write_text
 from ..io.textio import read_lines
+from ..runtime.options import check, option
 from .abstraction import Inverse, MapSource, unabstract, unknown_ids
 
 #: map columns tried, in order, when none is named

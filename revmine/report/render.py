@@ -11,8 +11,8 @@ from typing import Any
 import jinja2
 import numpy as np
 
-from ..package import __version__
 from ..io.store import write_text
+from ..package import __version__
 
 REPORT_NAME = "report.html"
 
