@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
@@ -56,6 +57,50 @@ def _iso(t: datetime) -> str:
 def java(name: str, version: int) -> str:
     body = "\n".join(f"        int x{k} = {k * version};" for k in range(6))
     return f"package demo;\n\npublic class {name} {{\n    void run() {{\n{body}\n    }}\n}}\n"
+
+
+@lru_cache(maxsize=None)
+def _github_template(name: str) -> dict:
+    """The first item of a recorded GitHub list answer: the shape every built object copies."""
+    return recorded(name)[0]["body"][0]
+
+
+def github_pull(number: int, head: str, base: str, updated: datetime, owner: str = "owner") -> dict:
+    """A pull request as ``/pulls`` lists it: the recorded one with its number, times, owner and shas replaced
+    (``base`` is where the base branch is now, as GitHub says, not necessarily the first commit's parent)."""
+    template = _github_template("Repository.testGetPulls.txt")
+    pull = copy.deepcopy(template)
+    pull.update({"number": number, "id": 9000 + number, "node_id": f"PR_node{number}", "state": "open",
+                 "title": f"PR {number}", "created_at": _iso(T0), "updated_at": _iso(updated),
+                 "user": {**template["user"], "login": owner}})
+    pull["head"] = {**template["head"], "sha": head, "ref": f"pr{number}"}
+    pull["base"] = {**template["base"], "sha": base, "ref": "main"}
+    return pull
+
+
+def github_commits(shas: list[str]) -> list[dict]:
+    """``/pulls/{n}/commits``: the recorded commit once per sha, oldest first."""
+    template = _github_template("PullRequest.testGetCommits.txt")
+    return [{**copy.deepcopy(template), "sha": sha} for sha in shas]
+
+
+def github_comment(cid: int, sha: str, path: str, login: str, line: int | None, created: datetime,
+                   commit_id: str | None, reply: int | None = None, outdated: bool = False,
+                   start_line: int | None = None, body: str | None = None) -> dict:
+    """A review comment as ``/pulls/{n}/comments`` lists it, made on commit ``sha`` (``original_commit_id``)
+    at ``original_line`` (``start_line``: the first line of a multi-line comment); ``commit_id`` is where
+    GitHub shows it now. Its author is the pull request's owner when ``login`` is ``"owner"``."""
+    template = _github_template("PullRequest.testGetReviewComments.txt")
+    c = copy.deepcopy(template)
+    c.update({"id": cid, "node_id": f"PRRC_{cid}", "path": path, "commit_id": commit_id, "original_commit_id": sha,
+              "user": {**template["user"], "login": login}, "body": body or f"comment {cid}",
+              "created_at": _iso(created), "updated_at": _iso(created), "original_line": line,
+              "line": None if outdated else line, "position": None if outdated else 1,
+              "original_start_line": start_line, "start_line": None if outdated else start_line, "side": "RIGHT",
+              "author_association": "OWNER" if login == "owner" else "CONTRIBUTOR"})
+    if reply is not None:
+        c["in_reply_to_id"] = reply
+    return c
 
 
 # --- git ----------------------------------------------------------------------------------------------
@@ -223,9 +268,6 @@ def _build_gerrit(forge: Forge, n: int) -> None:
 
 
 def _build_github(forge: Forge, n: int, long_pull: int = 0) -> None:
-    pull_t = recorded("Repository.testGetPulls.txt")[0]["body"][0]
-    comment_t = recorded("PullRequest.testGetReviewComments.txt")[0]["body"][0]
-    commit_t = recorded("PullRequest.testGetCommits.txt")[0]["body"][0]
     rb = RepoBuilder(forge.github_repo)
     base = {f"src/A{k}.java": java(f"A{k}", 1) for k in range(1, n + 1)}
     base.update({f"src/B{k}.java": java(f"B{k}", 1) for k in range(1, n + 1)})
@@ -246,32 +288,12 @@ def _build_github(forge: Forge, n: int, long_pull: int = 0) -> None:
     rows = 0
     for k, marks in plan.items():
         updated = T0 + timedelta(hours=k)
-        pull = copy.deepcopy(pull_t)
-        pull.update({"number": k, "id": 9000 + k, "node_id": f"PR_node{k}", "state": "open", "title": f"PR {k}",
-                     "created_at": _iso(T0), "updated_at": _iso(updated),
-                     "user": {**pull_t["user"], "login": "owner"}})
-        pull["head"] = {**pull_t["head"], "sha": shas[marks[-1]], "ref": f"pr{k}"}
-        pull["base"] = {**pull_t["base"], "sha": shas[root], "ref": "main"}
-        forge.github_pulls[k] = pull
-        commits = []
-        for mark in marks:
-            c = copy.deepcopy(commit_t)
-            c["sha"] = shas[mark]
-            commits.append(c)
-        forge.github_commits[k] = commits
+        forge.github_pulls[k] = github_pull(k, shas[marks[-1]], shas[root], updated)
+        forge.github_commits[k] = github_commits([shas[mark] for mark in marks])
 
         def comment(cid: int, sha: str, path: str, login: str, line: int | None, reply: int | None = None,
                     outdated: bool = False) -> dict:
-            c = copy.deepcopy(comment_t)
-            c.update({"id": cid, "node_id": f"PRRC_{cid}", "path": path, "commit_id": c3, "original_commit_id": sha,
-                      "user": {**comment_t["user"], "login": login}, "body": f"comment {cid}",
-                      "created_at": _iso(updated), "updated_at": _iso(updated), "original_line": line,
-                      "line": None if outdated else line, "position": None if outdated else 1,
-                      "original_start_line": None, "start_line": None, "side": "RIGHT",
-                      "author_association": "OWNER" if login == "owner" else "CONTRIBUTOR"})
-            if reply is not None:
-                c["in_reply_to_id"] = reply
-            return c
+            return github_comment(cid, sha, path, login, line, updated, c3, reply, outdated)
 
         if k > n:  # the long pull request: one round, on its third to last commit
             forge.github_comments[k] = [comment(k * 100 + 1, shas[marks[-3]], "src/Long.java", "reviewer", 2)]
