@@ -26,6 +26,10 @@ Single references, whichever way they come, take the metric's single-reference p
 for BLEU the compiled kernel), so that the one-call API runs at the speed of the metric classes
 (``benchmarks/bench_metrics_api.py``); several take its multi-reference rule (``multi_reference_scores``).
 
+``languages=`` (``compute`` and ``corpus_score``): per hypothesis its language, for a spec with ``lang=auto``
+(``compute("treed(lang=auto)", hyps, refs, languages=["python", "go", ...])``): each pair is scored by the metric
+of its language (:class:`.registry.ByLanguage`); a spec without ``lang=auto`` refuses it.
+
 ``normalize="code-fence"`` scores the code of a chat model's Markdown answer (:mod:`.normalize`); the
 references are left as they are.
 
@@ -44,7 +48,7 @@ import numpy as np
 from .base import Metric, has_corpus_form
 from .bleu import BLEU
 from .normalize import normalize as normalize_texts
-from .registry import METRICS, make_metric
+from .registry import METRICS, ByLanguage, make_metric
 
 References = Sequence[str] | Sequence[Sequence[str | None]]
 ReferencesPerHypothesis = Sequence[str | Sequence[str]]
@@ -110,18 +114,36 @@ def _one_each(references: list[str] | list[list[str]]) -> bool:
     return not references or isinstance(references[0], str)
 
 
-def _values(metric: Metric, hypotheses: list[str], references: list[str] | list[list[str]]) -> np.ndarray:
+def _metric(spec: str, languages: Sequence[str] | None) -> Metric:
+    """The metric of ``spec``; a ``lang=auto`` one bound to ``languages``, which it needs."""
+    metric = make_metric(spec)
+    if isinstance(metric, ByLanguage) != (languages is not None):
+        raise TypeError(f"metric {spec!r}: languages= (per hypothesis its language) goes with lang=auto, and "
+                        "lang=auto needs it")
+    return metric.bound(languages) if isinstance(metric, ByLanguage) else metric  # type: ignore[arg-type]
+
+
+def _values(metric: Metric, hypotheses: list[str], references: list[str] | list[list[str]],
+            languages: Sequence[str] | None = None) -> np.ndarray:
     """Sentence values: the metric's single-reference path when each hypothesis has one reference."""
+    if isinstance(metric, ByLanguage):
+        sets = None if _one_each(references) else references
+        firsts = [refs[0] for refs in sets] if sets else references
+        return metric.language_scores(hypotheses, firsts, languages or (), sets)  # type: ignore[arg-type]
     if _one_each(references):
         return metric.sentence_scores(hypotheses, references)  # type: ignore[arg-type]
     return metric.multi_reference_scores(hypotheses, references)  # type: ignore[arg-type]
 
 
 def _corpus(metric: Metric, hypotheses: Sequence[str], references: References | None,
-            references_per_hypothesis: ReferencesPerHypothesis | None, normalize: str | None) -> Score:
+            references_per_hypothesis: ReferencesPerHypothesis | None, normalize: str | None,
+            languages: Sequence[str] | None = None) -> Score:
     hyps = _hypotheses(hypotheses, normalize)
     refs = gather_references(len(hyps), references, references_per_hypothesis)
     sets = [[r] for r in refs] if _one_each(refs) else refs
+    if isinstance(metric, ByLanguage):  # every row's statistics in its language, summed (registry's docstring)
+        value = metric.corpus_from_statistics(metric.language_statistics(hyps, sets, languages or ()))  # type: ignore
+        return Score(value, metric.signature())
     return Score(metric.multi_reference_corpus_score(hyps, sets), metric.signature())  # type: ignore[arg-type]
 
 
@@ -143,27 +165,27 @@ def corpus_bleu(hypotheses: Sequence[str], references: References | None = None,
 
 def corpus_score(spec: str, hypotheses: Sequence[str], references: References | None = None, *,
                  references_per_hypothesis: ReferencesPerHypothesis | None = None,
-                 normalize: str | None = None) -> Score:
+                 normalize: str | None = None, languages: Sequence[str] | None = None) -> Score:
     """The corpus value of a metric spec with a corpus form (``base.has_corpus_form``: the metric implements
     ``multi_reference_corpus_score``), e.g. ``corpus_score("chrf", hyps, refs)`` equals
     ``sacrebleu.corpus_chrf(hyps, [refs]).score / 100``."""
-    metric = make_metric(spec)
-    if not has_corpus_form(metric):
+    metric = _metric(spec, languages)
+    if not has_corpus_form(metric.template if isinstance(metric, ByLanguage) else metric):
         raise ValueError(f"metric {spec!r} ({type(metric).__name__}) has no corpus-level form: it does not implement "
                          f"multi_reference_corpus_score, and the mean of compute({spec!r}, ...) is its only corpus "
                          "value")
-    return _corpus(metric, hypotheses, references, references_per_hypothesis, normalize)
+    return _corpus(metric, hypotheses, references, references_per_hypothesis, normalize, languages)
 
 
 def compute(spec: str, hypotheses: Sequence[str], references: References | None = None, *,
             references_per_hypothesis: ReferencesPerHypothesis | None = None,
-            normalize: str | None = None) -> list[float]:
+            normalize: str | None = None, languages: Sequence[str] | None = None) -> list[float]:
     """Any metric spec, one value per hypothesis: one reference each takes the metric's single-reference
     path (``sentence_scores``), several its multi-reference rule (``multi_reference_scores``)."""
-    metric = make_metric(spec)
+    metric = _metric(spec, languages)
     hyps = _hypotheses(hypotheses, normalize)
     refs = gather_references(len(hyps), references, references_per_hypothesis)
-    return np.asarray(_values(metric, hyps, refs), dtype=np.float64).tolist()
+    return np.asarray(_values(metric, hyps, refs, languages), dtype=np.float64).tolist()
 
 
 def names() -> list[str]:

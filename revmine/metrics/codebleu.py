@@ -103,6 +103,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 import tree_sitter
 
+from ..errors import InputError
 from ..lang import languages
 from ..lang.languages import LANGUAGES, Language
 from .base import Metric, check_lengths, distinct
@@ -753,7 +754,6 @@ GRAMMARS: dict[str, Language] = {**{lang: LANGUAGES[lang] for lang in _FLOWS if 
         Language("ruby", (".rb",), "tree-sitter-ruby", "tree_sitter_ruby"),
         Language("rust", (".rs",), "tree-sitter-rust", "tree_sitter_rust"))}}
 #: the evaluator's names where they differ from revmine's
-_ALIASES = {"c_sharp": "csharp"}
 #: the optional dependencies that install the grammars other than Java's (``pip install 'revmine[languages]'``)
 EXTRA = "languages"
 _PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
@@ -848,17 +848,20 @@ class CodeBLEU(Metric):
     ``codebleu_<component>``). See the module docstring for the definition."""
 
     name: ClassVar[str] = "codebleu"
+    #: the values of ``lang`` (revmine's names); ``lang=auto`` (:class:`revmine.metrics.registry.ByLanguage`)
+    #: scores each row with one
+    known_languages: ClassVar[tuple[str, ...]] = tuple(_FLOWS)
 
     def __init__(self, lang: str = "java", alpha: float = 0.25, beta: float = 0.25, gamma: float = 0.25,
                  theta: float = 0.25, component: str = "codebleu") -> None:
-        lang = _ALIASES.get(lang, lang)
+        lang = languages.canonical(lang)
         if lang not in _FLOWS:
-            raise ValueError(f"lang must be one of {(*_FLOWS, *_ALIASES)} (a tree-sitter grammar and a data-flow "
+            raise ValueError(f"lang must be one of {(*_FLOWS, 'c_sharp')} (a tree-sitter grammar and a data-flow "
                              f"reading per language), not {lang!r}")
         package = GRAMMARS[lang].package
         if find_spec(GRAMMARS[lang].module) is None:
-            raise ImportError(f"CodeBLEU(lang={lang!r}) needs the {package} grammar, which is not installed: "
-                              f"pip install 'revmine[{EXTRA}]'")
+            raise InputError.setting("lang", f"CodeBLEU(lang={lang!r}) needs the {package} grammar, which is not "
+                                             f"installed: pip install 'revmine[{EXTRA}]'")
         if component not in ("codebleu", *COMPONENTS):
             raise ValueError(f"component must be 'codebleu' or one of {COMPONENTS}, not {component!r}")
         self.lang, self.component = lang, component

@@ -21,6 +21,12 @@ Several references per example: ``text`` takes one references file per reference
 the others a list in the reference field. ``references`` then holds the first of each example and
 ``extra_references`` the others; metrics score against all (``Metric.multi_reference_scores``).
 
+Each example's language (JSON Lines and Parquet only): the field named by ``lang_field`` (``--lang-field``; never
+guessed, as a prediction or reference field is), a string in every record; ``languages`` restricts its values
+(the score stage passes the languages its ``lang=auto`` metrics know). A record without it, or with a value
+outside ``languages``, is an error naming the file, the line (row) and the field. ``Predictions.languages``
+holds the values, one per example.
+
 Every example must have the same number k of predictions: a varying beam would make "perfect at k"
 meaningless, so it is an error naming the line. Undecodable bytes are an error naming the line too.
 
@@ -35,11 +41,12 @@ import re
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Collection, Iterable, Iterator, NamedTuple, Sequence
 
 from ..errors import InputError
 from ..io.store import Parts
 from ..io.textio import iter_jsonl, iter_lines
+from ..lang.languages import canonical
 
 FORMATS = ("tufano", "text", "jsonl", "parquet")
 
@@ -60,6 +67,7 @@ class Predictions:
     source: str = ""
     format: str = ""
     extra_references: list[list[str]] | None = None  # per example, the references after the first
+    languages: list[str] | None = None  # per example, its language (``lang_field``)
 
     def __post_init__(self) -> None:
         if len(self.predictions) != len(self.references):
@@ -90,12 +98,13 @@ _TUFANO_LINE = re.compile(r"^(INPUT_NL|INPUT_CODE|ORACLE|PREDICTION (\d+))\s*:(?
 
 class _Example(NamedTuple):
     """One example as a reader yields it: its k predictions, its references (the first, then any others),
-    its id and its model inputs."""
+    its id, its model inputs and its language."""
 
     beam: list[str]
     references: list[str]
     id: str | None = None
     inputs: dict[str, str] = {}
+    language: str | None = None
 
 
 def _chunked(examples: Iterable[_Example], size: int | None, source: Path, fmt: str) -> Iterator[Predictions]:
@@ -118,7 +127,8 @@ def _predictions(chunk: list[_Example], source: Path, fmt: str) -> Predictions:
     return Predictions([e.beam for e in chunk], [e.references[0] for e in chunk],
                        ids=[e.id for e in chunk] if chunk[0].id is not None else None,  # type: ignore[misc]
                        inputs={name: [e.inputs[name] for e in chunk] for name in chunk[0].inputs},
-                       source=str(source), format=fmt, extra_references=extra if any(extra) else None)
+                       source=str(source), format=fmt, extra_references=extra if any(extra) else None,
+                       languages=[e.language for e in chunk] if chunk[0].language is not None else None)
 
 
 def read_tufano(path: str | Path) -> Predictions:
@@ -252,19 +262,34 @@ def _as_beam(value: object, path: Path, line: int | None, fld: str) -> list[str]
                      line=line, field=fld)
 
 
+def _language(rec: dict, path: Path, line: int | None, fld: str, languages: Collection[str] | None) -> str:
+    """The record's language: a string (another name of a language read as revmine's), one of ``languages``."""
+    value = rec.get(fld)
+    if value is None:
+        raise InputError(path, "missing language (every example needs one with --lang-field)", line=line, field=fld)
+    if not isinstance(value, str):
+        raise InputError(path, f"expected a language name, got {type(value).__name__}", line=line, field=fld)
+    value = canonical(value)  # CodeReviewer's "py", "cs"... as revmine names them
+    if languages is not None and value not in languages:
+        raise InputError(path, f"unknown language {value!r}; known: {', '.join(languages)}", line=line, field=fld)
+    return value
+
+
 def _record_examples(records: Iterable[tuple[int | None, dict]], path: Path, pred_field: str | None,
-                     ref_field: str | None, id_field: str | None) -> Iterator[_Example]:
+                     ref_field: str | None, id_field: str | None, lang_field: str | None = None,
+                     languages: Collection[str] | None = None) -> Iterator[_Example]:
     """Examples from records (JSON objects, Parquet rows) with their line or row numbers; the fields are
     picked from the first record."""
-    fields: tuple[str, str, str | None] | None = None
+    fields: tuple[str, str, str | None, str | None] | None = None
     k = 0
     for line, rec in records:
         if fields is None:
             names = list(rec.keys())
             fields = (_pick(names, pred_field, PREDICTION_FIELDS, path, "prediction"),  # type: ignore[assignment]
                       _pick(names, ref_field, REFERENCE_FIELDS, path, "reference"),
-                      _pick(names, id_field, ID_FIELDS, path, "id", required=False))
-        pf, rf, idf = fields
+                      _pick(names, id_field, ID_FIELDS, path, "id", required=False),
+                      _pick(names, lang_field, (), path, "language") if lang_field is not None else None)
+        pf, rf, idf, lf = fields
         for fld in (pf, rf):
             if fld not in rec or rec[fld] is None:
                 raise InputError(path, "missing value", line=line, field=fld)
@@ -276,21 +301,24 @@ def _record_examples(records: Iterable[tuple[int | None, dict]], path: Path, pre
         if idf is not None and rec.get(idf) is None:
             raise InputError(path, "missing id (the id field is present in other records)", line=line, field=idf)
         yield _Example(beam, _as_beam(rec[rf], path, line, rf),  # one reference or a list of them
-                       str(rec[idf]) if idf is not None else None)
+                       str(rec[idf]) if idf is not None else None,
+                       language=_language(rec, path, line, lf, languages) if lf is not None else None)
     if fields is None:
         raise InputError(path, "no records")
 
 
 def read_jsonl(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
-               id_field: str | None = None) -> Predictions:
+               id_field: str | None = None, lang_field: str | None = None) -> Predictions:
     """Read JSON Lines predictions whole (:func:`iter_predictions` reads them in chunks)."""
-    return _whole(iter_predictions(path, "jsonl", pred_field=pred_field, ref_field=ref_field, id_field=id_field))
+    return _whole(iter_predictions(path, "jsonl", pred_field=pred_field, ref_field=ref_field, id_field=id_field,
+                                   lang_field=lang_field))
 
 
 def read_parquet(path: str | Path, pred_field: str | None = None, ref_field: str | None = None,
-                 id_field: str | None = None) -> Predictions:
+                 id_field: str | None = None, lang_field: str | None = None) -> Predictions:
     """Read Parquet predictions whole (:func:`iter_predictions` reads them in chunks)."""
-    return _whole(iter_predictions(path, "parquet", pred_field=pred_field, ref_field=ref_field, id_field=id_field))
+    return _whole(iter_predictions(path, "parquet", pred_field=pred_field, ref_field=ref_field, id_field=id_field,
+                                   lang_field=lang_field))
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
@@ -333,24 +361,30 @@ def detect_format(path: str | Path) -> str:
 def read_predictions(path: str | Path, fmt: str | None = None,
                      references: str | Path | Sequence[str | Path] | None = None,
                      beam: int = 1, pred_field: str | None = None, ref_field: str | None = None,
-                     id_field: str | None = None) -> Predictions:
+                     id_field: str | None = None, lang_field: str | None = None) -> Predictions:
     """Read predictions in any supported format (detected when ``fmt`` is None), whole."""
-    return _whole(iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field))
+    return _whole(iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field,
+                                   lang_field=lang_field))
 
 
 def iter_predictions(path: str | Path, fmt: str | None = None,
                      references: str | Path | Sequence[str | Path] | None = None,
                      beam: int = 1, pred_field: str | None = None, ref_field: str | None = None,
-                     id_field: str | None = None, size: int | None = None) -> Iterator[Predictions]:
+                     id_field: str | None = None, size: int | None = None, lang_field: str | None = None,
+                     languages: Collection[str] | None = None) -> Iterator[Predictions]:
     """Read predictions in any supported format in chunks of whole examples (all k predictions of an
     example in one chunk), each closed once it holds ``size`` predictions or more (None: one chunk), so
     that a caller holds one chunk at a time. The checks are the whole file's (the same k everywhere,
     INPUT lines in every block or none, the files' line counts); an error in a later chunk is raised when
-    that chunk is read, naming the file and line (or row) and field as ever.
+    that chunk is read, naming the file and line (or row) and field as ever. ``lang_field``: each
+    example's language, one of ``languages`` if given (module docstring).
     """
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if lang_field is not None and fmt in ("tufano", "text"):
+        raise InputError.setting("lang_field", f"{fmt} predictions have no fields: give each example's language "
+                                               "in a JSON Lines or Parquet file")
     path = Path(path)
     if fmt == "tufano":
         examples = _tufano_examples(path)
@@ -361,7 +395,7 @@ def iter_predictions(path: str | Path, fmt: str | None = None,
         examples = _text_examples(path, ref_paths, beam)
     else:
         records = iter_jsonl(path) if fmt == "jsonl" else _parquet_rows(path)
-        examples = _record_examples(records, path, pred_field, ref_field, id_field)
+        examples = _record_examples(records, path, pred_field, ref_field, id_field, lang_field, languages)
     return _chunked(examples, size, path, fmt)
 
 

@@ -43,6 +43,18 @@ Metrics computed from the same per-pair statistics (``SharedStatistics`` with eq
 its similarity and both SED on one tokeniser) are scored as one group, in this process or in one task
 per piece: the stage computes the statistics once per batch and passes them to each metric.
 
+Several languages in one file: ``lang_field`` (``--lang-field``) names the field holding each example's language,
+and a metric given ``lang=auto`` (``treed(lang=auto)``, ``codebleu(lang=auto)``: :class:`.registry.ByLanguage`)
+scores each pair with the metric of its language: the pairs of a batch (a chunk, or a worker's piece, which
+carries its pairs' languages) are grouped by language, each group scored by the metric built with
+``lang=<language>``, the values put back in row order; a row's value is the one ``lang=<its language>`` gives.
+:func:`score_file` first reads the file's languages (a pass over the file that keeps only them; every value
+checked against the languages all the ``lang=auto`` metrics know, an error naming the line or row), so that
+the signatures, written at the head of ``scores.parquet``, name the languages met with their grammars'
+versions. ``lang=auto`` without ``lang_field`` is a usage error. CodeBLEU's corpus value over a file of
+several languages sums every row's statistics, each its own language's, as the evaluator sums a corpus's
+(:mod:`.registry`'s docstring says why that is allowed).
+
 On an engine (:mod:`revmine.runtime.engine`: ``engine="dask"``, or the job's cluster under ``revmine run``) the
 pieces are the same and are mapped over the engine, the metrics travelling to each worker once for the
 whole file, at most the engine's window of pieces in flight; the rank-1 statistics and the summary are
@@ -64,20 +76,20 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple,
 import numpy as np
 import pyarrow as pa
 
+from ..errors import InputError
+from ..io.store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
+from ..package import __version__
 from ..runtime.engine import ENGINES, Engine, open_engine
 from ..runtime.options import check, option
-from ..package import __version__
 from ..runtime.progress import progress_bar
 from ..schema import scores_schema
-from ..io.store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
-from ..errors import InputError
 from .base import Metric, SharedStatistics
 from .normalize import NORMALIZATIONS
 from .normalize import normalize as normalize_texts
 from .predictions import FORMATS as PREDICTION_FORMATS
 from .predictions import Predictions, iter_predictions
 from .profiles import PROFILES
-from .registry import make_metrics, select_metrics, split_specs
+from .registry import ByLanguage, make_metrics, select_metrics, split_specs
 from .significance import bootstrap_interval
 
 if TYPE_CHECKING:
@@ -169,7 +181,9 @@ def score_chunks(chunks: Iterable[Predictions], metrics: Sequence[Metric],
                 kept[column].append(column_values)
             sets = preds.reference_sets() or [[r] for r in preds.references]
             for metric in corpus_level if len(preds) else ():
-                statistics[metric.column].append(metric.segment_statistics(pairs.hyps[::k], sets))
+                statistics[metric.column].append(
+                    metric.language_statistics(pairs.hyps[::k], sets, preds.languages or ())
+                    if isinstance(metric, ByLanguage) else metric.segment_statistics(pairs.hyps[::k], sets))
             examples += len(preds)
             bar.update(len(pairs.hyps))
             del preds, pairs, values, table, sets  # this chunk's texts go before the next chunk is read and scored
@@ -211,10 +225,12 @@ def _same_tokens(prediction: str, reference: str) -> bool:
 
 
 def _pairs(preds: Predictions) -> Pairs:
-    """A chunk's (prediction, reference) pairs, example by example, rank by rank."""
+    """A chunk's (prediction, reference) pairs, example by example, rank by rank, with their languages if known."""
     hyps, refs = preds.flat()
     sets = preds.reference_sets()
-    return Pairs(hyps, refs, [s for s in sets for _ in range(preds.k)] if sets else None, preds.k)
+    k = preds.k
+    return Pairs(hyps, refs, [s for s in sets for _ in range(k)] if sets else None, k,
+                 [lang for lang in preds.languages for _ in range(k)] if preds.languages else None)
 
 
 def _rows(preds: Predictions, first: int, pairs: Pairs, values: dict[str, np.ndarray], schema: pa.Schema) -> pa.Table:
@@ -242,6 +258,7 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
     """Score predictions held in memory (:func:`score_chunks` on one chunk); the run keeps its rows
     (``table``) for :func:`write_run`."""
     tables: list[pa.Table] = []
+    metrics = bind_languages(metrics, preds.languages or ())
     run = score_chunks([preds], metrics, tables.append, profile, progress, workers, ci, engine, normalize)
     run.table = tables[0]
     return run
@@ -249,15 +266,17 @@ def score_predictions(preds: Predictions, metrics: Sequence[Metric], profile: di
 
 def score_columns(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str], workers: int | None = None,
                   align: int = 1, reference_sets: Sequence[Sequence[str]] | None = None,
-                  engine: Engine | None = None) -> list[np.ndarray]:
+                  engine: Engine | None = None, languages: Sequence[str] | None = None) -> list[np.ndarray]:
     """Each metric's ``sentence_scores(hyps, refs)`` as float64, in ``workers`` processes when > 1, or on
-    ``engine`` (with ``reference_sets``, per pair all its references: ``multi_reference_scores``): one batch
-    through a :class:`Scorer`. Piece boundaries fall on multiples of ``align`` (the beam size). The result
-    equals, byte for byte, calling every metric on the whole lists in this process.
+    ``engine`` (with ``reference_sets``, per pair all its references: ``multi_reference_scores``; with
+    ``languages``, per pair its language, which ``lang=auto`` metrics, bound to them here, score it in): one
+    batch through a :class:`Scorer`. Piece boundaries fall on multiples of ``align`` (the beam size). The
+    result equals, byte for byte, calling every metric on the whole lists in this process.
     """
     several = len(hyps) > 1  # one pair is not worth a worker
+    metrics = bind_languages(metrics, languages or ())
     with Scorer(metrics, workers if several else 1, engine if several else None) as scorer:
-        ((_, _, columns),) = scorer.stream([(None, Pairs(hyps, refs, reference_sets, align))])
+        ((_, _, columns),) = scorer.stream([(None, Pairs(hyps, refs, reference_sets, align, languages))])
     return columns
 
 
@@ -268,6 +287,11 @@ class Pairs(NamedTuple):
     refs: Sequence[str]
     sets: Sequence[Sequence[str]] | None = None  # per pair all its references, when several
     align: int = 1  # pieces sent to workers end on multiples of it (the beam size)
+    langs: Sequence[str] | None = None  # per pair its language, when known (lang=auto metrics need it)
+
+
+#: A piece of a batch sent to a worker: its predictions, references, reference sets and languages (or None).
+Piece = tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None, Sequence[str] | None]
 
 
 T = TypeVar("T")
@@ -324,14 +348,15 @@ class Scorer:
             return
         waiting: deque[list] = deque()  # [tag, pairs, pieces, local columns] of the batches whose pieces went out
 
-        def pieces() -> Iterator[tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None]]:
+        def pieces() -> Iterator[Piece]:
             for tag, pairs in batches:
                 n = len(pairs.hyps)
                 bounds = chunk_bounds(n, -(-n // ENGINE_CHUNK), pairs.align, per_worker=1) or [(0, 0)]
                 entry = [tag, pairs, len(bounds), None]
                 waiting.append(entry)
                 for lo, hi in bounds:
-                    yield pairs.hyps[lo:hi], pairs.refs[lo:hi], pairs.sets[lo:hi] if pairs.sets is not None else None
+                    yield (pairs.hyps[lo:hi], pairs.refs[lo:hi], pairs.sets[lo:hi] if pairs.sets is not None else None,
+                           pairs.langs[lo:hi] if pairs.langs is not None else None)
                 entry[3] = self._local(pairs)  # here, while the workers score the pieces (asked for the next one)
 
         if self._pool is not None:
@@ -354,7 +379,7 @@ class Scorer:
 
     def _local(self, pairs: Pairs) -> dict[int, list[np.ndarray]]:
         """The columns of the groups scored in this process, by group number."""
-        return {g: score_group([self.metrics[i] for i in members], pairs.hyps, pairs.refs, pairs.sets)
+        return {g: score_group([self.metrics[i] for i in members], pairs.hyps, pairs.refs, pairs.sets, pairs.langs)
                 for g, members in enumerate(self.groups) if g not in self.pooled}
 
     def _ordered(self, columns: dict[int, list[np.ndarray]]) -> list[np.ndarray]:
@@ -366,7 +391,7 @@ class Scorer:
         return results
 
 
-def _ordered_map(pool: ProcessPoolExecutor, pieces: Iterable[tuple],
+def _ordered_map(pool: ProcessPoolExecutor, pieces: Iterable[Piece],
                  window: int) -> Iterator[dict[int, list[np.ndarray]]]:
     """Each piece scored by the pool's workers (:func:`_score_pooled`), in order, at most ``window`` in flight."""
     pending: deque = deque()
@@ -389,10 +414,14 @@ def statistics_groups(metrics: Sequence[Metric]) -> list[list[int]]:
 
 
 def score_group(metrics: Sequence[Metric], hyps: Sequence[str], refs: Sequence[str],
-                reference_sets: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+                reference_sets: Sequence[Sequence[str]] | None = None,
+                languages: Sequence[str] | None = None) -> list[np.ndarray]:
     """Each metric's float64 scores of the pairs; a group of ``SharedStatistics`` metrics (one
-    :func:`statistics_groups` group) gets its statistics computed once, by the first."""
-    if reference_sets is not None:
+    :func:`statistics_groups` group) gets its statistics computed once, by the first. A ``lang=auto`` metric
+    (a group of its own) scores each pair in its language, from ``languages``."""
+    if isinstance(metrics[0], ByLanguage):
+        values = [metrics[0].language_scores(hyps, refs, languages or (), reference_sets)]
+    elif reference_sets is not None:
         values = [metric.multi_reference_scores(hyps, reference_sets) for metric in metrics]
     elif len(metrics) == 1:
         values = [metrics[0].sentence_scores(hyps, refs)]
@@ -421,11 +450,10 @@ def chunk_bounds(n: int, workers: int, align: int = 1, per_worker: int = 4) -> l
 ENGINE_CHUNK = 1000
 
 
-def _score_rows(rows: tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None],
-                groups: dict[int, list[Metric]]) -> dict[int, list[np.ndarray]]:
+def _score_rows(rows: Piece, groups: dict[int, list[Metric]]) -> dict[int, list[np.ndarray]]:
     """One chunk of pairs scored with every metric group (by group number): the unit an engine maps."""
-    hyps, refs, sets = rows
-    return {g: score_group(members, hyps, refs, sets) for g, members in groups.items()}
+    hyps, refs, sets, langs = rows
+    return {g: score_group(members, hyps, refs, sets, langs) for g, members in groups.items()}
 
 
 #: A worker's metric groups (by group number in the caller's list), set once by ``_init_worker``.
@@ -436,8 +464,7 @@ def _init_worker(groups: dict[int, bytes]) -> None:
     _WORKER.update({g: pickle.loads(blob) for g, blob in groups.items()})
 
 
-def _score_pooled(rows: tuple[Sequence[str], Sequence[str], Sequence[Sequence[str]] | None]
-                  ) -> dict[int, list[np.ndarray]]:
+def _score_pooled(rows: Piece) -> dict[int, list[np.ndarray]]:
     """One piece scored with the worker's metric groups: the unit of a :class:`Scorer`'s own processes."""
     return _score_rows(rows, _WORKER)
 
@@ -447,18 +474,30 @@ def score_file(path: str | Path, fmt: str | None = None,
                pred_field: str | None = None, ref_field: str | None = None, id_field: str | None = None,
                profile: str | None = None, metrics: str | list[str] | None = None, kind: str = "code",
                workers: int | None = None, progress: bool = False, ci: int = 0,
-               engine: Engine | None = None, out: str | Path | None = None, normalize: str | None = None) -> ScoreRun:
+               engine: Engine | None = None, out: str | Path | None = None, normalize: str | None = None,
+               lang_field: str | None = None) -> ScoreRun:
     """Score a predictions file with a profile's metrics followed by the named ones, the named ones, or the
     kind's default metrics, reading and scoring it :data:`STREAM_CHUNK` predictions at a time.
 
     With ``out``, the rows go to ``out/scores.parquet`` chunk by chunk, a file that appears only once all are
     scored (:func:`write_run` then adds the summaries); without, they are dropped. A metric that is not
     ``parallel_safe`` may depend on its whole batch, so with one the file is read and scored in one chunk.
-    ``normalize``: a normalisation of the predictions (:mod:`.normalize`).
+    ``normalize``: a normalisation of the predictions (:mod:`.normalize`). ``lang_field``: the field holding
+    each example's language; ``lang=auto`` metrics need it, and are bound to the languages of the file, read
+    in a first pass (module docstring).
     """
     chosen, used = select_metrics(profile, metrics, kind)
+    check_lang_field(chosen, lang_field)
     size = STREAM_CHUNK if all(m.parallel_safe for m in chosen) else None
-    chunks = iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field, size)
+    known = known_languages(chosen)
+
+    def read(size: int | None) -> Iterator[Predictions]:
+        return iter_predictions(path, fmt, references, beam, pred_field, ref_field, id_field, size,
+                                lang_field=lang_field, languages=known)
+
+    if known is not None:
+        chosen = bind_languages(chosen, {lang for chunk in read(STREAM_CHUNK) for lang in chunk.languages or ()})
+    chunks = read(size)
     described = used.describe() if used else None
     if out is None:
         return score_chunks(chunks, chosen, None, described, progress, workers, ci, engine, normalize)
@@ -468,6 +507,29 @@ def score_file(path: str | Path, fmt: str | None = None,
         run = score_chunks(chunks, chosen, writer.write, described, progress, workers, ci, engine, normalize)
     run.path = dest
     return run
+
+
+def check_lang_field(metrics: Sequence[Metric], lang_field: str | None) -> None:
+    """``lang=auto`` needs each example's language: a usage error naming the setting without ``lang_field``."""
+    auto = [m.spec for m in metrics if isinstance(m, ByLanguage)]
+    if auto and lang_field is None:
+        raise InputError.setting("lang_field", f"{', '.join(auto)} scores each example in its own language: name "
+                                               "the field (JSON Lines) or column (Parquet) holding it with "
+                                               "--lang-field (job key lang_field)")
+
+
+def known_languages(metrics: Sequence[Metric]) -> tuple[str, ...] | None:
+    """The languages every ``lang=auto`` metric knows (None without one): the values an example may have."""
+    auto = [m for m in metrics if isinstance(m, ByLanguage)]
+    if not auto:
+        return None
+    return tuple(lang for lang in auto[0].known_languages if all(lang in m.known_languages for m in auto))
+
+
+def bind_languages(metrics: Sequence[Metric], languages: Iterable[str]) -> list[Metric]:
+    """The metrics, each ``lang=auto`` one bound to ``languages`` (:meth:`.registry.ByLanguage.bound`)."""
+    languages = set(languages)
+    return [m.bound(languages) if isinstance(m, ByLanguage) else m for m in metrics]
 
 
 def _metadata(metrics: Sequence[Metric], profile: dict | None) -> dict[str, str]:
@@ -494,7 +556,10 @@ def _stats(values: np.ndarray, ci: int = 0) -> dict[str, float | int | None]:
 
 def _has_corpus_level(metric: Metric) -> bool:
     """A corpus form computed from segment statistics, which the stage keeps chunk by chunk (a metric whose
-    corpus form needs the whole corpus at once is left out of ``corpus_rank1``)."""
+    corpus form needs the whole corpus at once is left out of ``corpus_rank1``); a ``lang=auto`` metric's is
+    its languages' metric's."""
+    if isinstance(metric, ByLanguage):
+        metric = metric.template
     return type(metric).corpus_from_statistics is not Metric.corpus_from_statistics
 
 
@@ -682,6 +747,9 @@ class ScoreOptions:
     pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
     ref_field: str | None = option(None, "reference field (jsonl, parquet)", type=str)
     id_field: str | None = option(None, "example id field (jsonl, parquet)", type=str)
+    lang_field: str | None = option(None, "field holding each example's language (jsonl, parquet; revmine's names: "
+                                          "java, python, go...): metrics given lang=auto score each example in it",
+                                    type=str)
     kind: str = option("code", "default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)",
                        choices=("code", "nl"))
     metrics: tuple[str, ...] | None = option(None, "metric specs such as bleu(tokenize=char), overriding kind "
@@ -708,8 +776,8 @@ class ScoreOptions:
         check(self)
         if self.scheduler and self.engine != "dask":
             raise InputError.setting("scheduler", "a scheduler address needs engine 'dask'")
-        if self.metrics:
-            make_metrics(list(self.metrics))  # an unknown metric or parameter fails here, before any scoring
+        if self.metrics:  # an unknown metric or parameter fails here, before any scoring
+            check_lang_field(make_metrics(list(self.metrics)), self.lang_field)
 
 
 def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | None = None,
@@ -726,4 +794,4 @@ def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | N
                       options.pred_field, options.ref_field, options.id_field, options.profile,
                       list(options.metrics) if options.metrics else None, options.kind,
                       None if engine is not None else options.workers, progress, options.ci, engine, out,
-                      options.normalize)
+                      options.normalize, options.lang_field)

@@ -249,6 +249,8 @@ class TreeEditDistance(StructureDistance):
 
     name: ClassVar[str] = "treed"
     higher_is_better: ClassVar[bool] = False
+    #: the values of ``lang``; ``lang=auto`` (:class:`revmine.metrics.registry.ByLanguage`) scores each row with one
+    known_languages: ClassVar[tuple[str, ...]] = tuple(LANGUAGES)
 
     def __init__(self, fallback: Fallback = "nan", repair: bool = True, wrap: bool = True,
                  parser: ParserName = "tree-sitter", lang: str = "java"):
