@@ -239,3 +239,18 @@ def test_the_codereviewer_export_reads_back_to_the_same_rows(four_languages, tmp
                 want = Counter((h["patch"], "", h["comment"] if h["y"] else None, h["language"])
                                for h in first.values())
             assert got == want, (task, split)
+
+
+def test_other_names_of_a_language_are_read_as_revmine_s(tmp_path):
+    """CodeReviewer's files give ``lang`` as short codes (``py``, ``cs``...); CodeBLEU calls C# ``c_sharp``."""
+    from revmine.lang.languages import canonical
+
+    assert [canonical(n) for n in ("py", "JS", ".cs", "c_sharp", "c++", "java", "go")] == [
+        "python", "javascript", "csharp", "csharp", "cpp", "java", "go"]
+    record = {"patch": "@@ -1,1 +1,1 @@\n-a\n+b", "msg": "why b?", "y": 1, "lang": "py"}
+    (tmp_path / "msg-test.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    out = tmp_path / "imported"
+    done = subprocess.run(["revmine", "import", "codereviewer", str(tmp_path / "msg-test.jsonl"), "--out", str(out),
+                           "-q"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert pq.read_table(out / "candidates.parquet").column("language").to_pylist() == ["python"]

@@ -39,6 +39,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from revmine.errors import InputError
+
 from reference_venv import ReferenceUnavailable, crate, maven_artifact, npm_package, reference_python, run_json
 from revmine.metrics.codebleu import COMPONENTS, GRAMMARS, CodeBLEU, remove_comments
 from revmine.metrics.predictions import read_predictions
@@ -404,5 +406,5 @@ def test_missing_grammar_names_the_extra(monkeypatch):
     import revmine.metrics.codebleu as codebleu
 
     monkeypatch.setattr(codebleu, "find_spec", lambda name: None)
-    with pytest.raises(ImportError, match=r"revmine\[languages\]"):
+    with pytest.raises(InputError, match=r"lang: .*revmine\[languages\]"):  # one line, no traceback
         CodeBLEU(lang="go")

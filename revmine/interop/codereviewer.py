@@ -38,15 +38,13 @@ from typing import Any
 from ..errors import InputError
 from ..io.rows import PAIR, TRIPLET
 from ..io.textio import read_jsonl
+from ..lang.languages import canonical
 from .records import candidate, one_line
 
 TASKS = ("cls", "msg", "ref")
 SOURCE = "codereviewer"
 #: task -> fields every record must have, as strings (``y`` is checked apart)
 REQUIRED = {"ref": ("old", "new", "comment"), "msg": ("patch", "msg"), "cls": ("patch",)}
-#: ``lang`` values as short codes or file extensions -> revmine's language names (revmine.lang.languages)
-LANG_CODES = {"py": "python", "js": "javascript", "ts": "typescript", "cs": "csharp", ".cs": "csharp",
-              "c_sharp": "csharp", "c++": "cpp", "cc": "cpp"}
 #: words in a file name -> revmine's split, looked for in this order
 SPLIT_WORDS = (("train", "train"), ("valid", "eval"), ("val", "eval"), ("dev", "eval"), ("test", "test"))
 
@@ -107,7 +105,7 @@ def _hunk_tokens(hunk: str) -> str:
 def _language(record: dict) -> str | None:
     """The record's ``lang`` as revmine names languages (CodeReviewer's short codes mapped; others kept)."""
     lang = record.get("lang")
-    return LANG_CODES.get(lang.lower(), lang) if isinstance(lang, str) and lang else None
+    return canonical(lang) if isinstance(lang, str) and lang else None
 
 
 def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:

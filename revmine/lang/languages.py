@@ -44,8 +44,8 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from tree_sitter import Tree
 
-__all__ = ["DEFAULT_LANGUAGES", "LANGUAGES", "Language", "check_languages", "grammar", "language_of",
-           "parse_member", "parser"]
+__all__ = ["ALIASES", "DEFAULT_LANGUAGES", "LANGUAGES", "Language", "canonical", "check_languages", "grammar",
+           "language_of", "parse_member", "parser"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,16 @@ LANGUAGES: dict[str, Language] = {language.name: language for language in (
              atomic_literals=frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                                         "interpolated_string_expression", "character_literal"})),
 )}
+
+#: Other names data gives a language: CodeReviewer's ``lang`` (short codes, extensions), CodeBLEU's ``c_sharp``.
+ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "cs": "csharp", ".cs": "csharp",
+           "c_sharp": "csharp", "c++": "cpp", "cc": "cpp"}
+
+
+def canonical(name: str) -> str:
+    """revmine's name of a language given by another name (:data:`ALIASES`); other names as they are."""
+    return ALIASES.get(name.lower(), name)
+
 
 #: What a job mines when it does not say: the 2021 dataset's language, so older jobs give the same outputs.
 DEFAULT_LANGUAGES: tuple[str, ...] = ("java",)
