@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import requests
 
-from gerrit_server import GerritServer, parse
+from gerrit_server import GerritServer
 
 
 @dataclass

@@ -343,7 +343,7 @@ class _Walk:
         low, high = offset, offset + len(source)
         names, literals, skip = rules.names, rules.literals, rules.skip
         calls, declares, type_names, values = rules.calls, rules.declares, rules.type_names, rules.function_values
-        type_nodes, type_fields, type_leaves = rules.type_nodes, rules.type_fields, rules.type_leaves
+        type_nodes, type_fields = rules.type_nodes, rules.type_fields
         methods, types = self.methods, self.types
         out: list[_Leaf] = []
         cursor = tree.walk()
