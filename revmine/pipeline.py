@@ -38,6 +38,7 @@ from typing import Any, Callable
 from .errors import InputError
 from .io.store import write_json, write_text
 from .io.textio import read_toml
+from .lang.languages import grammar
 from .package import __version__
 from .runtime import options
 
@@ -106,6 +107,11 @@ def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     from .miners.jobs import load_job as load_mining_job
 
     load_mining_job(path)  # the projects' own checks (sources, URLs, dates, no secrets)
+    for language in chosen["job"].languages:  # the stages after mining parse each language: its grammar now
+        try:
+            grammar(language)
+        except InputError as exc:
+            raise InputError(path, exc.message, field="job.languages") from None
     target = Path(out) if out is not None else chosen["job"].out
     if target is None:
         raise InputError(path, "no output directory: give out= in [job] or --out", field="job.out")

@@ -254,3 +254,30 @@ def test_other_names_of_a_language_are_read_as_revmine_s(tmp_path):
                            "-q"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert pq.read_table(out / "candidates.parquet").column("language").to_pylist() == ["python"]
+
+
+def test_a_job_naming_a_language_without_its_grammar_stops_before_any_stage(tmp_path, monkeypatch):
+    """The grammars come with the [languages] extra: a job that needs a missing one is refused at once,
+    naming the job file, the key and the package to install, rather than after mining."""
+    import importlib
+
+    from revmine.lang import languages
+    from revmine.pipeline import load_job
+
+    real = importlib.import_module
+
+    def without_go(name, *args):
+        if name == "tree_sitter_go":
+            raise ImportError(name)
+        return real(name, *args)
+
+    job = tmp_path / "job.toml"
+    job.write_text((EXAMPLE / "languages.toml").read_text(encoding="utf-8").replace('recordings = "."',
+                   f'recordings = "{EXAMPLE}"'), encoding="utf-8")
+    monkeypatch.setattr(languages.importlib, "import_module", without_go)
+    languages.grammar.cache_clear()
+    try:
+        with pytest.raises(InputError, match=r"job.toml \[job.languages\]: .*pip install tree-sitter-go"):
+            load_job(job, tmp_path / "out")
+    finally:
+        languages.grammar.cache_clear()
