@@ -36,7 +36,7 @@ POLYGLOT_ROWS = {
 
 @pytest.mark.parametrize(("path", "language"), [
     ("src/Main.java", "java"), ("pkg/mod.py", "python"), ("types.pyi", "python"), ("app.js", "javascript"),
-    ("x.mjs", "javascript"), ("ui/View.jsx", "javascript"), ("src/index.ts", "typescript"), ("a.tsx", "typescript"),
+    ("x.mjs", "javascript"), ("ui/View.jsx", "javascript"), ("src/index.ts", "typescript"), ("a.tsx", None),
     ("cmd/root.go", "go"), ("sds.c", "c"), ("db/db_impl.cc", "cpp"), ("x.cpp", "cpp"), ("x.hpp", "cpp"),
     ("Json.cs", "csharp"), ("README.md", None), ("Makefile", None), (None, None), ("A.JAVA", "java"),
 ])

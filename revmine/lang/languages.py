@@ -9,6 +9,11 @@ uses a construct C does not have (``class``/``namespace``/``template``/``public:
 linguist's own heuristic for ``.h`` (its ``heuristics.yml``, rule "C++" for ``.h``), so a header is read
 with the grammar that parses it.
 
+``.tsx`` files (TypeScript with JSX) are not read: the TypeScript grammar does not parse JSX (its ``tsx``
+grammar does, but refuses TypeScript's ``<T>value`` casts), and revmine's per-language tables (roles, idioms,
+token kinds) were built and checked on the TypeScript grammar only; ``.jsx`` is JavaScript, whose grammar
+parses JSX.
+
 Grammars come from the per-language ``tree-sitter-<name>`` wheels (``benchmarks/bench_grammars.py``: 14.3 MB
 for the seven against 197.6 MB for ``tree-sitter-language-pack`` 0.13.0, same parse speed, and the pack's
 1.x releases download grammars at run time, which fails offline). Java's is a core dependency; the others
@@ -78,7 +83,7 @@ LANGUAGES: dict[str, Language] = {language.name: language for language in (
              atomic_literals=frozenset({"string"})),
     Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree-sitter-javascript", "tree_sitter_javascript",
              lizard="javascript", member_wrapper=_CLASS, atomic_literals=_JS_LITERALS),
-    Language("typescript", (".ts", ".mts", ".cts", ".tsx"), "tree-sitter-typescript", "tree_sitter_typescript",
+    Language("typescript", (".ts", ".mts", ".cts"), "tree-sitter-typescript", "tree_sitter_typescript",
              "language_typescript", lizard="typescript", member_wrapper=_CLASS, atomic_literals=_JS_LITERALS),
     Language("go", (".go",), "tree-sitter-go", "tree_sitter_go", lizard="go", member_wrapper=("var _ = _{\n", "\n}"),
              atomic_literals=frozenset({"interpreted_string_literal", "raw_string_literal", "rune_literal"})),
