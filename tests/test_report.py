@@ -148,3 +148,43 @@ def test_score_report_in_a_browser(example_scores: Path, browser: Any, tmp_path:
     page.screenshot(path=str(tmp_path / "score-report.png"), full_page=True)
     print(f"screenshot: {tmp_path / 'score-report.png'}")
     assert errors == []
+
+
+def test_run_report_per_language_and_hunks(tmp_path: Path) -> None:
+    """The four-language example: the funnel per language and the hunk-level section, against counts taken here
+    from the exported dataset and the hunk rows."""
+    out = tmp_path / "run"
+    assert main(["run", str(EXAMPLES / "languages.toml"), "--out", str(out), "-q"]) == 0
+    data = report_run.run_report_data(out)
+    steps = {step["label"]: step["languages"] for step in data["funnel"]}
+    hub = {"train": "train", "validation": "eval", "test": "test"}  # the dataset's file names, the report's splits
+    expected: dict[str, dict[str, int]] = {}
+    for part in (out / "dataset" / "data").glob("*/*.parquet"):
+        label = f"{hub[part.name.split('-')[0]]} {part.parent.name}"  # "train triplets"
+        for language in pq.read_table(part, columns=["language"])["language"].to_pylist():
+            counts = expected.setdefault(label, {})
+            counts[language] = counts.get(language, 0) + 1
+    assert len(expected) == 6
+    for label, counts in expected.items():
+        assert {k: v for k, v in steps[label].items() if k != "all" and v} == counts, label
+        assert steps[label]["all"] == sum(counts.values())
+    files = pq.read_table(out / "mined" / "rounds.parquet", columns=["language"])["language"].to_pylist()
+    assert steps["files in review rounds"] == {"all": len(files), **{n: files.count(n) for n in set(files)}}
+    assert {"java", "python", "go", "cpp"} <= set(files)
+    assert steps["review rounds"] is None  # a round is not one language's
+
+    rows = pq.read_table(out / "splits" / "hunks.parquet", columns=["language", "split", "round_id", "path",
+                                                                      "hunk_index", "y"]).to_pylist()
+    for language in ("java", "python", "go", "cpp", "all"):
+        for split in ("train", "eval", "test", "all"):
+            mine = [r for r in rows if language in (r["language"], "all") and split in (r["split"], "all")]
+            hunks = {(r["round_id"], r["path"], r["hunk_index"]) for r in mine}
+            assert data["hunks"]["hunks"].get(f"{language} {split}", 0) == len(hunks), (language, split)
+            assert data["hunks"]["comments"].get(f"{language} {split}", 0) == sum(r["y"] == 1 for r in mine)
+    assert data["hunks"]["hunks"]["all all"] < len(rows)  # a hunk with two comments is one hunk
+
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for language in ("java", "python", "go", "cpp"):
+        assert f'<td class="n" data-language="{language}">' in html  # a column of the per-language funnel
+        assert f'<tr data-language="{language}"><td>{language}</td>' in html  # a row of the hunks table
+    assert 'id="languages-table"' in html and 'id="hunks-table"' in html

@@ -1,7 +1,15 @@
 """The run report: the funnel from forge to dataset, drop reasons with examples linked to their forge, a
 seeded sample of triplets as the reviewer saw them, token lengths, splits and near-duplicate clusters, time
 per stage, versions and settings. Every count is read from the stages' files (only the columns it needs);
-those that run.json also records carry its key (``data-check``), so a test can hold them equal."""
+those that run.json also records carry its key (``data-check``), so a test can hold them equal.
+
+When the run has files in more than one language, the funnel is also shown per language, from the files in
+review rounds on (changes and rounds are not one language's: a round may touch several); each step counts the
+same rows per their ``language`` column. Files dropped while mining record no language: theirs is read from the
+path as the miners read it (:func:`revmine.lang.languages.language_of`, a ``.h`` is then C). Rows a stage did
+not give a language are counted under "unknown", so that each row of the per-language table adds up to "all".
+When the run has hunk-level rows (CodeReviewer's, ``splits/hunks.parquet``), the hunks and the reviewer comments
+on them (rows with ``y`` = 1; a hunk is a distinct (round_id, path, hunk_index)) are shown per language and split."""
 
 from __future__ import annotations
 
@@ -14,10 +22,11 @@ from typing import Any, Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..errors import InputError
 from ..io.rows import KINDS, SPLITS
+from ..io.store import Parts
+from ..lang.languages import LANGUAGES, language_of
 from .diffs import sample_view
 from .links import Hosts, change_url, hosts as read_hosts
 from .render import histogram, write_report
@@ -26,21 +35,31 @@ from .render import histogram, write_report
 STATE_FILE = "run.json"
 EXAMPLES_PER_REASON = 3
 SAMPLE_SIZE = 6
+#: the per-language column of rows a stage gave no language
+UNKNOWN_LANGUAGE = "unknown"
+_BATCH = 1 << 16
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
 #: provenance columns every example of a drop reason shows
 _WHERE = ["source", "project", "change"]
 #: each stage's dropped rows: (stage, file, the column naming the reason, the columns its examples show)
 _DROPPED = [("mining", Path("mined", "dropped.parquet"), "reason", ["path"]),
-            ("preprocess", Path("preprocessed", "dropped.parquet"), "reason", ["kind", "round", "path", "detail"]),
+            ("preprocess", Path("preprocessed", "dropped.parquet"), "reason",
+             ["kind", "round", "path", "detail", "language"]),
             ("filter", Path("filtered", "dropped.parquet"), "filter",
-             ["kind", "round", "path", "method_name", "detail", "comment"]),
+             ["kind", "round", "path", "method_name", "detail", "comment", "language"]),
             ("split", Path("splits", "dropped.parquet"), "filter",
-             ["kind", "round", "path", "method_name", "detail", "comment"])]
+             ["kind", "round", "path", "method_name", "detail", "comment", "language"])]
 
 
 def write_run_report(out: str | Path, sample: int = SAMPLE_SIZE) -> Path:
     """Write ``out/report.html`` for the run folder ``out`` (a ``revmine run`` output) and return its path."""
     out = Path(out)
+    return write_report(out, "run.html", **run_report_data(out, sample))
+
+
+def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
+    """What the run report shows, as the template reads it (kept apart from the HTML so that its figures can be
+    checked against the stages' files)."""
     state_path = out / STATE_FILE
     if not state_path.is_file():
         raise InputError(out, f"no {STATE_FILE} (nor summary.json): not the output folder of revmine run (or score)")
@@ -51,26 +70,30 @@ def write_run_report(out: str | Path, sample: int = SAMPLE_SIZE) -> Path:
     manifest_path = out / "mined" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     # each file read once, with every column the report needs of it
-    rounds = _read(out / "mined" / "rounds.parquet", ["round_id", "source", "host", "project", "comments"])
+    rounds = _read(out / "mined" / "rounds.parquet", ["round_id", "source", "host", "project", "comments", "language"])
     dropped = {stage: _read(out / path, [column, *_WHERE, *extra]) for stage, path, column, extra in _DROPPED}
     hosts = read_hosts(rounds)
     splits = _splits(out)
     seed = int(state.get("split", {}).get("result", {}).get("seed", 0))
-    return write_report(out, "run.html", folder=str(out.resolve()),
-                        **_funnel(out, manifest, rounds, dropped, splits),
-                        reasons=_reasons(dropped, hosts),
-                        samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
-                        seed=seed, lengths=_lengths(splits), clusters=_clusters(splits),
-                        stages=[{"name": name, **{k: state[name].get(k) for k in ("seconds", "fingerprint")}}
-                                for name in ("mine", "preprocess", "filter", "split", "export", "score")
-                                if name in state],
-                        settings=_settings(out, manifest, state), manifest_versions=manifest.get("versions", {}),
-                        score_report=(out / "scores" / "report.html").is_file())
+    return dict(folder=str(out.resolve()), **_funnel(out, manifest, rounds, dropped, splits), hunks=_hunks(out),
+                reasons=_reasons(dropped, hosts),
+                samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
+                seed=seed, lengths=_lengths(splits), clusters=_clusters(splits),
+                stages=[{"name": name, **{k: state[name].get(k) for k in ("seconds", "fingerprint")}}
+                        for name in ("mine", "preprocess", "filter", "split", "export", "score") if name in state],
+                settings=_settings(out, manifest, state), manifest_versions=manifest.get("versions", {}),
+                score_report=(out / "scores" / "report.html").is_file())
 
 
 def _read(path: Path, columns: list[str]) -> pa.Table | None:
-    """The ``columns`` of a stage's Parquet file, or None when the stage has not written it."""
-    return pq.read_table(path, columns=columns) if path.exists() else None
+    """The ``columns`` of a stage's Parquet file (or directory of parts), or None when the stage has not written
+    it; a file of an earlier version gets the columns it lacks as they were then (every row Java before
+    ``language``: :data:`revmine.schema.UPGRADES`)."""
+    if not path.exists():
+        return None
+    parts = Parts(path)
+    batches = list(parts.iter_batches(_BATCH, columns))
+    return pa.Table.from_batches(batches) if batches else parts.schema.empty_table().select(columns)
 
 
 def _splits(out: Path) -> pa.Table | None:
@@ -80,81 +103,99 @@ def _splits(out: Path) -> pa.Table | None:
         return None
     columns = ["id", "split", "cluster_id", "kind", "source", "project", "change", "round", "path", "method_name",
                "comment_start_line", "comment_end_line", "start_line_before", "start_line_after",
-               "m_s", "m_r", "comment", "m_s_abstract", "m_r_abstract", "comment_abstract"]
-    return pa.concat_tables(pq.read_table(p, columns=columns) for p in paths)
+               "m_s", "m_r", "comment", "m_s_abstract", "m_r_abstract", "comment_abstract", "language"]
+    return pa.concat_tables(_read(p, columns) for p in paths)
 
 
-def _counts(table: pa.Table | None, keys: Iterable[str] = (), distinct: str | None = None) -> Counter:
-    """Rows (or distinct values of ``distinct``) per (*keys, source, project)."""
+def _counts(table: pa.Table | None, keys: Iterable[str] = (), distinct: str | None = None,
+            languages: bool = True) -> Counter:
+    """Rows (or distinct values of ``distinct``) per (*keys, language, source, project); the language is None
+    where ``table`` has none, or with ``languages`` false (distinct values per language do not add up)."""
     if table is None or table.num_rows == 0:
         return Counter()
-    keys = [*keys, "source", "project"]
+    keys = [*keys, "language", "source", "project"]
+    by = keys if languages and "language" in table.column_names else [k for k in keys if k != "language"]
     agg = [(distinct, "count_distinct")] if distinct else [([], "count_all")]
-    grouped = table.group_by(keys).aggregate(agg)
+    grouped = table.group_by(by).aggregate(agg)
     values = grouped[f"{distinct}_count_distinct" if distinct else "count_all"].to_pylist()
-    return Counter({tuple(r[k] for k in keys): n for r, n in zip(grouped.select(keys).to_pylist(), values)})
+    return Counter({tuple(r.get(k) for k in keys): n for r, n in zip(grouped.select(by).to_pylist(), values)})
 
 
-def _roll(counts: Counter, prefix: tuple = ()) -> dict[str, int]:
-    """Counts of (*prefix, source, project) as columns: all, each source, each project."""
+def _roll(counts: Counter, prefix: tuple = ()) -> tuple[dict[str, int], dict[str, int]]:
+    """Counts of (*prefix, language, source, project) as columns: all, each source, each project; and as
+    columns all and each language (None: :data:`UNKNOWN_LANGUAGE`)."""
     rolled: Counter = Counter()
+    languages: Counter = Counter()
     for key, n in counts.items():
         if tuple(key[:len(prefix)]) != prefix:
             continue
-        source, project = key[-2:]
+        language, source, project = key[-3:]
         for column in ("all", source, f"{source} {project}"):
             rolled[column] += n
-    return dict(rolled)
+        for column in ("all", language or UNKNOWN_LANGUAGE):
+            languages[column] += n
+    return dict(rolled), dict(languages)
 
 
-def _step(label: str, counts: dict[str, int], check: str | None = None, kind: str | None = None,
-          removed: bool = False) -> dict[str, Any]:
-    return {"label": label, "counts": counts, "check": check, "kind": kind, "removed": removed}
+def _step(label: str, counts: Counter, prefix: tuple = (), check: str | None = None, kind: str | None = None,
+          removed: bool = False, languages: bool = True) -> dict[str, Any]:
+    """A funnel step: its ``counts`` under ``prefix`` per column, and per language unless it has none."""
+    per_column, per_language = _roll(counts, prefix)
+    return {"label": label, "counts": per_column, "languages": per_language if languages else None,
+            "check": check, "kind": kind, "removed": removed}
 
 
 def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[str, pa.Table | None],
             splits: pa.Table | None) -> dict[str, Any]:
     """The funnel's columns (all, sources, projects) and steps, each step's counts per column (``rounds``
     and each stage's ``dropped`` rows as :func:`write_run_report` read them)."""
-    changes = Counter({(p["asked"]["source"], p["asked"]["project"]): p.get("changes_done", 0)
+    changes = Counter({(None, p["asked"]["source"], p["asked"]["project"]): p.get("changes_done", 0)
                        for p in manifest.get("projects", [])})
-    steps = [_step("changes mined", _roll(changes), "mine.changes_done"),
-             _step("review rounds", _roll(_counts(rounds, distinct="round_id")), "mine.review_rounds"),
-             _step("files in review rounds", _roll(_counts(rounds)), "mine.rows"),
-             _step("files dropped while mining", _roll(_counts(dropped["mining"])),
-                   "mine.dropped", removed=True)]
+    mining = dropped["mining"]
+    if mining is not None and "language" not in mining.column_names:
+        mining = mining.append_column("language", pa.array([language_of(path) for path in mining["path"].to_pylist()],
+                                                            pa.string()))
+    steps = [_step("changes mined", changes, (), "mine.changes_done", languages=False),
+             _step("review rounds", _counts(rounds, distinct="round_id", languages=False), (), "mine.review_rounds",
+                   languages=False),
+             _step("files in review rounds", _counts(rounds), (), "mine.rows"),
+             _step("files dropped while mining", _counts(mining), (), "mine.dropped", removed=True)]
     if rounds is not None:
-        per_file = pa.table({"source": rounds["source"], "project": rounds["project"],
+        per_file = pa.table({"language": rounds["language"], "source": rounds["source"], "project": rounds["project"],
                              "n": pc.fill_null(pc.list_value_length(rounds["comments"]), 0)})
-        comments = per_file.group_by(["source", "project"]).aggregate([("n", "sum")]).to_pylist()
-        steps.append(_step("reviewer comments", _roll(Counter({(r["source"], r["project"]): r["n_sum"]
-                                                              for r in comments})), "preprocess.comments"))
+        comments = per_file.group_by(["language", "source", "project"]).aggregate([("n", "sum")]).to_pylist()
+        steps.append(_step("reviewer comments", Counter({(r["language"], r["source"], r["project"]): r["n_sum"]
+                                                         for r in comments}), (), "preprocess.comments"))
     preprocessed = _counts(dropped["preprocess"], ["reason"])
     for reason in sorted({key[0] for key in preprocessed}):
-        steps.append(_step(f"dropped by preprocess: {reason}", _roll(preprocessed, (reason,)),
+        steps.append(_step(f"dropped by preprocess: {reason}", preprocessed, (reason,),
                            f"preprocess.dropped_by_reason.{reason}", removed=True))
-    candidates = _counts(_read(out / "preprocessed" / "candidates.parquet", ["kind", *_WHERE]), ["kind"])
+    candidates = _counts(_read(out / "preprocessed" / "candidates.parquet", ["kind", *_WHERE, "language"]), ["kind"])
     removed = _counts(dropped["filter"], ["kind", "filter"])
-    kept = _counts(_read(out / "filtered" / "kept.parquet", ["kind", *_WHERE]), ["kind"])
+    kept = _counts(_read(out / "filtered" / "kept.parquet", ["kind", *_WHERE, "language"]), ["kind"])
     split_removed = _counts(dropped["split"], ["kind", "filter"])
     in_splits = _counts(splits, ["split", "kind"])
     report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter"])
     for kind in KINDS:
-        steps.append(_step(f"{kind} candidates", _roll(candidates, (kind,)), f"preprocess.{kind}s", kind))
+        steps.append(_step(f"{kind} candidates", candidates, (kind,), f"preprocess.{kind}s", kind))
         for name in _filter_order(report, kind, removed):
-            steps.append(_step(f"filter: {name}", _roll(removed, (kind, name)),
-                               f"filter.removed_by_filter.{kind}.{name}", kind, removed=True))
-        steps.append(_step(f"{kind}s kept", _roll(kept, (kind,)), None, kind))
+            steps.append(_step(f"filter: {name}", removed, (kind, name), f"filter.removed_by_filter.{kind}.{name}",
+                               kind, removed=True))
+        steps.append(_step(f"{kind}s kept", kept, (kind,), None, kind))
         for name in sorted({key[1] for key in split_removed if key[0] == kind}):
-            steps.append(_step(f"split: {name}", _roll(split_removed, (kind, name)), None, kind, removed=True))
+            steps.append(_step(f"split: {name}", split_removed, (kind, name), None, kind, removed=True))
         for split in SPLITS:
-            steps.append(_step(f"{split} {kind}s", _roll(in_splits, (split, kind)), f"split.sizes.{split}.{kind}", kind))
+            steps.append(_step(f"{split} {kind}s", in_splits, (split, kind), f"split.sizes.{split}.{kind}", kind))
     sources = sorted({p["asked"]["source"] for p in manifest.get("projects", [])} | {k[-2] for k in candidates})
     projects = sorted({(p["asked"]["source"], p["asked"]["project"]) for p in manifest.get("projects", [])}
                       | {k[-2:] for k in candidates})
     columns = [{"id": "all", "label": "all", "source": None}, *({"id": s, "label": s, "source": None} for s in sources),
                *({"id": f"{s} {p}", "label": p, "source": s} for s, p in projects)]
-    return {"columns": columns, "funnel": steps}
+    found = {language for step in steps for language in step["languages"] or ()} - {"all"}
+    languages = [*(name for name in LANGUAGES if name in found), *sorted(found - set(LANGUAGES))]
+    shown = ["all", *languages] if len(set(languages) - {UNKNOWN_LANGUAGE}) > 1 else []
+    return {"columns": columns, "funnel": steps,
+            "language_columns": [{"id": name, "label": name, "source": None} for name in shown]}
 
 
 def _filter_order(report: pa.Table | None, kind: str, removed: Counter) -> list[str]:
@@ -163,6 +204,29 @@ def _filter_order(report: pa.Table | None, kind: str, removed: Counter) -> list[
         r["filter"] for r in sorted(report.filter(pc.equal(report["kind"], kind)).to_pylist(), key=lambda r: r["step"])]
     names = [n for n in dict.fromkeys(ordered) if n not in ("input", "unprocessable")]
     return names + sorted({key[1] for key in removed if key[0] == kind} - set(names))
+
+
+def _hunks(out: Path) -> dict[str, Any]:
+    """Hunks (distinct (round_id, path, hunk_index)) and reviewer comments on them (rows with ``y`` = 1) per
+    language and split of CodeReviewer's hunk-level rows, with totals ("all"); empty when the run has none."""
+    table = _read(out / "splits" / "hunks.parquet", ["split", "language", "round_id", "path", "hunk_index", "y"])
+    if table is None:
+        return {}
+    table = table.append_column("comment", pc.cast(pc.equal(table["y"], 1), pa.int64()))
+    per_hunk = table.group_by(["language", "split", "round_id", "path", "hunk_index"]).aggregate([("comment", "sum")])
+    hunks: Counter = Counter()
+    comments: Counter = Counter()
+    for row in per_hunk.select(["language", "split", "comment_sum"]).to_pylist():
+        for language in (row["language"] or UNKNOWN_LANGUAGE, "all"):
+            for split in (row["split"], "all"):
+                hunks[language, split] += 1
+                comments[language, split] += row["comment_sum"]
+    found = {language for language, _ in hunks} - {"all"}
+    splits = {split for _, split in hunks} - {"all"}
+    return {"languages": [*(n for n in LANGUAGES if n in found), *sorted(found - set(LANGUAGES)), "all"],
+            "splits": [*(n for n in SPLITS if n in splits), *sorted(splits - set(SPLITS)), "all"],
+            "hunks": {f"{language} {split}": n for (language, split), n in hunks.items()},
+            "comments": {f"{language} {split}": n for (language, split), n in comments.items()}}
 
 
 def _reasons(dropped: dict[str, pa.Table | None], hosts: Hosts) -> list[dict[str, Any]]:
