@@ -188,6 +188,9 @@ def test_a_job_in_four_languages_exports_each_at_method_and_hunk_level(four_lang
                  for line in path.read_text(encoding="utf-8").splitlines()]
         assert {line["lang"] for line in lines} == {"java", "python", "go", "cpp"}, task
     assert len(hunks) > 0 and set(hunks.column("split").to_pylist()) <= {"train", "eval", "test"}
+    dropped = pq.read_table(four_languages / "preprocessed" / "dropped.parquet").to_pylist()
+    hunk_drops = [r for r in dropped if r["kind"] == "hunk_comment"]
+    assert hunk_drops and all(r["language"] in ("java", "python", "go", "cpp") for r in hunk_drops)
     card = (dataset / "README.md").read_text(encoding="utf-8")
     assert "## Languages" in card and "## Hunk-level rows (CodeReviewer)" in card
     report = pq.read_table(four_languages / "filtered" / "filter_report.parquet").to_pylist()

@@ -208,7 +208,7 @@ def hunk_rows(round_row: Mapping[str, Any], context: int = CONTEXT
     provenance = {
         "round_id": round_row["round_id"], "source": round_row["source"], "project": round_row["project"],
         "change": round_row["change"], "round": round_row["round"],
-        "path": round_row.get("path_before") or round_row.get("path_after"),
+        "path": round_row.get("path_before") or round_row.get("path_after"), "language": round_row.get("language"),
     }
     comments = round_row.get("comments") or []
     submitted = round_row.get("content_before")
@@ -226,7 +226,7 @@ def hunk_rows(round_row: Mapping[str, Any], context: int = CONTEXT
             dropped.append(_drop(provenance, comment, reason, detail))
         else:
             on_hunk.setdefault(index, []).append(comment)
-    shared = {**provenance, "language": round_row.get("language"), "oldf": base or ""}
+    shared = {**provenance, "oldf": base or ""}
     rows = []
     for index, hunk in enumerate(hunks):
         revised = region(base, after, hunk.old_from, hunk.old_to)
