@@ -66,8 +66,8 @@ def main() -> None:
         run = args.run
         if run is None:
             run = Path(tmp) / "example"
-            subprocess.run(["revmine", "run", str(ROOT / "examples" / "job.toml"), "--out", str(run), "-q"], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run([sys.executable, "-m", "revmine.cli", "run", str(ROOT / "examples" / "job.toml"), "--out",
+                            str(run), "-q"], check=True, stdout=subprocess.DEVNULL)
         big = Path(tmp) / "big"
         candidates = replicate(run, big, args.n)
         kept = sum(pq.read_metadata(big / name).num_rows for name in ROWS[3:])

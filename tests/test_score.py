@@ -326,8 +326,8 @@ def test_code_fences_and_perfect_ignoring_whitespace_in_revmine_score(tmp_path: 
 
 def test_box_plot_is_titled_by_the_metric_with_its_signature_as_a_caption_and_n() -> None:
     """The figure itself: a readable title (the metric's name), a labelled x axis saying n, and the whole
-    signature in a smaller caption broken only at ``|``, never inside a setting."""
-    pytest.importorskip("matplotlib")
+    signature in a smaller caption broken only at ``|``, never inside a setting (matplotlib is in the [test]
+    extra: a missing one fails here)."""
     import matplotlib.pyplot as plt
 
     from revmine.metrics.codebleu import CodeBLEU

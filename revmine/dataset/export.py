@@ -73,7 +73,7 @@ from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_siz
 from ..runtime.engine import Engine, LocalEngine
 from ..runtime.options import check, option
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
-from .codereviewer import write_codereviewer
+from .codereviewer import TASKS, write_codereviewer
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
 
@@ -215,7 +215,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
              for path in _part_files(kind, name, formats, options.representations)]
     if hunks is not None:
         files += [f"codereviewer/{task}-{theirs}.jsonl" for theirs in CODEREVIEWER_SPLITS.values()
-                  for task in ("msg", "ref", "cls")]
+                  for task in TASKS]
     return {"sizes": sizes, "split_names": SPLIT_NAMES, "empty_splits": empty, "files": [*files, CARD_FILE],
             "card": str(out_dir / CARD_FILE)}
 

@@ -146,7 +146,7 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
     }
     del rows, keeper, order, at_home
 
-    hunks = None if options.hunks is None else _split_hunks(options, source.path)
+    hunks = None if options.hunks is None else _split_hunks(options)
     if hunks is not None:
         summary["hunks"] = {name: int(pc.sum(pc.equal(hunks.column("split"), name)).as_py() or 0) for name in SPLITS}
 
@@ -181,24 +181,17 @@ def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,
             **({"hunks_path": str(out_dir / HUNKS_FILE)} if hunks is not None else {})}
 
 
-def _split_hunks(options: SplitOptions, path: Path | None) -> pa.Table:
+def _split_hunks(options: SplitOptions) -> pa.Table:
     """The hunk rows with a ``split`` column, in split order then input order. The strategy's units are whole
     changes (``random``: every hunk of every patch set of a change in one split, so a hunk and its near-copy on
     the next patch set never straddle two splits), projects (``project``), or rounds in time order (``time``),
     dealt with the method rows' seed and fractions; the two levels are dealt apart (each is its own dataset)."""
     table = read_table(options.hunks, expect=HUNKS_SCHEMA)
-    rng = np.random.default_rng(options.seed)
     if options.strategy == "random":
         units = list(zip(*(table.column(n).to_pylist() for n in ("source", "project", "change"))))
-        order = _shuffled(sorted(set(units)), rng)
-    elif options.strategy == "project":
-        units = table.column("project").to_pylist()
-        order = _shuffled(sorted(set(units)), rng)
     else:
-        units = table.column("round_id").to_pylist()
-        times = _round_times(units, options, options.hunks)
-        order = sorted(set(units), key=lambda r: (times[r], r))
-    splits = np.array(_deal(units, order, options.fractions))
+        units = table.column("project" if options.strategy == "project" else "round_id").to_pylist()
+    splits = np.array(_deal_units(units, options, options.hunks))
     rows = np.concatenate([np.flatnonzero(splits == s) for s in range(len(SPLITS))]).astype(np.int64)
     names = pa.array([SPLITS[s] for s in splits[rows].tolist()], pa.string())
     return table.take(pa.array(rows)).add_column(0, "split", names).cast(HUNK_DATASET_SCHEMA)
@@ -231,17 +224,19 @@ def _note(drops: dict[str, tuple[list[int], list[str]]], name: str, row: int, de
 def _natural_splits(rows: CandidateRows, cluster: Sequence[str], options: SplitOptions,
                     path: Path | None) -> list[int]:
     """Each row's split index under the strategy, before clusters are reconciled."""
-    rng = np.random.default_rng(options.seed)
-    if options.strategy == "random":
-        units = list(cluster)
-        order = _shuffled(sorted(set(units)), rng)
-    elif options.strategy == "project":
-        units = rows.col("project")
-        order = _shuffled(sorted(set(units)), rng)
-    else:
-        units = rows.col("round_id")
+    units = (list(cluster) if options.strategy == "random" else rows.col("project") if options.strategy == "project"
+             else rows.col("round_id"))
+    return _deal_units(units, options, path)
+
+
+def _deal_units(units: Sequence[Hashable], options: SplitOptions, path: Path | None) -> list[int]:
+    """Each row's split index, given its unit under the strategy (round ids for ``time``): units shuffled with
+    the seed, or rounds in time order, dealt by the fractions."""
+    if options.strategy == "time":
         times = _round_times(units, options, path)
         order = sorted(set(units), key=lambda r: (times[r], r))
+    else:
+        order = _shuffled(sorted(set(units)), np.random.default_rng(options.seed))
     return _deal(units, order, options.fractions)
 
 

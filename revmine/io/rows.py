@@ -17,8 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..schema import (CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, UPGRADES,
-                      schema_id)
+from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
 from .store import Parts, check_columns
 
 __all__ = [
@@ -92,9 +91,8 @@ class CandidateFile:
         self._parts = None if self.path is None else Parts(self.path)
         self.schema = schema = self._parts.schema if self._parts is not None else source.schema
         found = schema_id(schema)
-        names = {tag.split("/")[0] for tag in accept}
-        earlier = found in UPGRADES and found.split("/")[0] in names  # read with its missing columns added
-        if self.path is not None and found is not None and found not in accept and not earlier:
+        # Parts reads an earlier version (schema.UPGRADES) with its missing columns added, under the current tag
+        if self.path is not None and found is not None and found not in accept:
             raise InputError(self.path, f"expected a {' or '.join(accept)} file, found {found}")
         check_columns(self.path, schema, CANDIDATES_SCHEMA)  # an int m_s is refused, not cast to text
         #: given by the caller or a stage before this one (``given_clusters=False``: a cluster_id is not read)

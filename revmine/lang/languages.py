@@ -169,11 +169,12 @@ def parse_member(name: str, source: bytes, alone: bool = True) -> tuple[Tree, in
     the wrapper (revmine reads Java code as a class member, as src2abs does).
     """
     wrapper = LANGUAGES[name].member_wrapper
-    tree = parser(name).parse(source) if alone or wrapper is None else None
+    ts = parser(name)
+    tree = ts.parse(source) if alone or wrapper is None else None
     if wrapper is None or (tree is not None and not tree.root_node.has_error):
         return tree, 0
     prefix, suffix = (part.encode("utf-8") for part in wrapper)
-    wrapped = parser(name).parse(prefix + source + suffix)
+    wrapped = ts.parse(prefix + source + suffix)
     if tree is None or not wrapped.root_node.has_error:
         return wrapped, len(prefix)
     return tree, 0

@@ -73,11 +73,7 @@ class Metric(ABC):
         """One float per hypothesis against its set of references: the best over the references (max, or
         min for distances), the rule of nltk's ``meteor_score``, rouge-score's ``score_multi`` and
         sacrebleu's chrF. Metrics with another rule (BLEU, TER) override it."""
-        if len(hypotheses) != len(reference_sets):
-            raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
-        sizes = np.fromiter(map(len, reference_sets), dtype=np.intp, count=len(reference_sets))
-        if (sizes == 0).any():
-            raise ValueError(f"hypothesis {int(np.argmin(sizes))} has no reference")
+        sizes = check_reference_sets(hypotheses, reference_sets)
         if not len(hypotheses):
             return np.zeros(0)
         values = self.sentence_scores([h for h, n in zip(hypotheses, sizes) for _ in range(n)],
@@ -156,6 +152,16 @@ def _fmt(value: object) -> str:
 def check_lengths(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+
+
+def check_reference_sets(hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
+    """The number of references of each hypothesis; an error when the lengths differ or one has none."""
+    if len(hypotheses) != len(reference_sets):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
+    sizes = np.fromiter(map(len, reference_sets), dtype=np.intp, count=len(reference_sets))
+    if (sizes == 0).any():
+        raise ValueError(f"hypothesis {int(np.argmin(sizes))} has no reference")
+    return sizes
 
 
 def distinct(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:

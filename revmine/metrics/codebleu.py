@@ -106,7 +106,7 @@ import tree_sitter
 from ..errors import InputError
 from ..lang import languages
 from ..lang.languages import LANGUAGES, Language
-from .base import Metric, check_lengths, distinct
+from .base import Metric, check_lengths, check_reference_sets, distinct
 from .bleu import bleu_statistics, multi_reference_statistics
 
 ORDERS = 4
@@ -753,7 +753,6 @@ GRAMMARS: dict[str, Language] = {**{lang: LANGUAGES[lang] for lang in _FLOWS if 
         Language("php", (".php",), "tree-sitter-php", "tree_sitter_php", "language_php"),
         Language("ruby", (".rb",), "tree-sitter-ruby", "tree_sitter_ruby"),
         Language("rust", (".rs",), "tree-sitter-rust", "tree_sitter_rust"))}}
-#: the evaluator's names where they differ from revmine's
 #: the optional dependencies that install the grammars other than Java's (``pip install 'revmine[languages]'``)
 EXTRA = "languages"
 _PARSERS = threading.local()  # a tree-sitter Parser must not be shared between threads
@@ -905,11 +904,7 @@ class CodeBLEU(Metric):
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         """Per hypothesis the sums the evaluator's corpus formula reads (see the ``_NGRAM``... columns)."""
-        if len(hypotheses) != len(reference_sets):
-            raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
-        sizes = np.fromiter(map(len, reference_sets), dtype=np.intp, count=len(reference_sets))
-        if (sizes == 0).any():
-            raise ValueError(f"hypothesis {int(np.argmin(sizes))} has no reference")
+        sizes = check_reference_sets(hypotheses, reference_sets)
         out = np.zeros((len(hypotheses), 24))
         if not len(hypotheses):
             return out

@@ -48,7 +48,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .base import Metric, check_lengths
+from .base import Metric, check_lengths, check_reference_sets
 from .bleu import NLTK_SMOOTHING, _nltk_formula, counted_statistics, ngram_counts
 from .tokens import check_tokenizer, token_sequence
 
@@ -131,11 +131,7 @@ class CrystalBLEU(Metric):
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         """Per hypothesis ``[hyp_len, ref_len, matches_1..4, totals_1..4]`` without the ignored n-grams."""
-        if len(hypotheses) != len(reference_sets):
-            raise ValueError(f"{len(hypotheses)} hypotheses but {len(reference_sets)} reference sets")
-        for i, refs in enumerate(reference_sets):
-            if not refs:
-                raise ValueError(f"hypothesis {i} has no reference")
+        check_reference_sets(hypotheses, reference_sets)
         token_sets = [[token_sequence(r, self.tokenize) for r in refs] for refs in reference_sets]
         ignoring = self._ignoring(token_sets)
         rows = [counted_statistics(token_sequence(h, self.tokenize), refs, ORDERS, ignoring)

@@ -163,8 +163,9 @@ class ContentReader:
 
 def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader) -> dict:
     """One ``ROUNDS_SCHEMA`` row: ``path`` at the change's base, the submitted and the next revision, with its
-    comments. The base is read in the same round trip to git; when only the forge's content endpoint could
-    give it (git lacks the parent) it stays None: CodeReviewer's hunks need it, the method triplets do not."""
+    comments. The base is read from git alone (one more question to the same ``cat-file`` process); when only
+    the forge's content endpoint could give it (git lacks the parent) it stays None: CodeReviewer's hunks need
+    it, the method triplets do not."""
     before, after, base = rnd.revision_before, rnd.revision_after, rnd.revision_base
     text_before, text_after = content.read_many([(before, path), (after, path)])
     path_after: str | None = path

@@ -155,8 +155,8 @@ def preprocess(rounds: str | Path, out: str | Path, idioms: str | Path | Iterabl
         # in-process, one method cache serves the whole run; a remote batch makes its own
         hunks = optional.enter_context(AtomicParquetWriter(out / HUNKS_FILE, HUNKS_SCHEMA)) if "hunk" in levels \
             else None
-        extra = (MethodCache(),) if runner.name == "local" else (None,)
-        for result in runner.map(process_batch, batches, idiom_set, limits, *extra, levels):
+        cache = MethodCache() if runner.name == "local" else None
+        for result in runner.map(process_batch, batches, idiom_set, limits, cache, levels):
             totals.update(result.counts)
             reasons.update(result.reasons)
             if result.candidates is not None:

@@ -126,7 +126,7 @@ def extract_functions(source: str, language: str, deadline: float | None = None,
     found = _functions(tree.root_node, language, deadline, max_depth)
     methods = [_method(node, decl, name, language, lines) for node, decl, name in found]
     if tree.root_node.has_error:
-        methods = _mend(methods, [node.has_error for node, _, _ in found], tree.root_node, source, language,
+        methods = _mend(methods, [node.has_error for node, _, _ in found], tree.root_node, source, lines, language,
                         deadline, max_depth)
     return FileMethods(methods)
 
@@ -135,11 +135,11 @@ def _method(node, decl, name: str, language: str, lines: list[str], offset: int 
     """The :class:`Method` of a function node (``offset``: lines above the text that was parsed)."""
     start, end = _first_code(decl, language).start_point[0] + 1 + offset, _end_line(decl) + offset
     return Method(name=name, params=_params(node, language), start_line=start, end_line=end,
-                  link_start=_link_start(decl) + offset, text="".join(line + "\n" for line in lines[start - 1:end]))
+                  link_start=_link_start(decl) + offset, text=_lines_text(lines, start, end))
 
 
-def _mend(methods: list[Method], broken: list[bool], root, source: str, language: str, deadline: float | None,
-          max_depth: int) -> list[Method]:
+def _mend(methods: list[Method], broken: list[bool], root, source: str, lines: list[str], language: str,
+          deadline: float | None, max_depth: int) -> list[Method]:
     """Lizard's answer where the tree has errors: its end line for a function with an error inside, and
     the functions it finds in an error, or in lines a function of the tree swallowed, and that the tree
     has no function for.
@@ -147,7 +147,6 @@ def _mend(methods: list[Method], broken: list[bool], root, source: str, language
     tree-sitter's recovery may swallow what follows a construct it cannot read (C macros, ``#if`` inside
     an initializer list) into one node; Lizard reads brackets and is not thrown off by them.
     """
-    lines = source.split("\n")
     lizard_functions = _lizard_functions(source, deadline, "x" + LANGUAGES[language].extensions[0])
     outer = [f for f in lizard_functions
              if not any(g is not f and g.start_line <= f.start_line and f.end_line <= g.end_line
@@ -164,8 +163,7 @@ def _mend(methods: list[Method], broken: list[bool], root, source: str, language
         elif same is not None and same.end_line != method.end_line:
             end = same.end_line
             misread.append((end + 1, method.end_line))  # what the tree swallowed, if it ended too late
-            method = replace(method, end_line=end,
-                             text="".join(line + "\n" for line in lines[method.start_line - 1:end]))
+            method = replace(method, end_line=end, text=_lines_text(lines, method.start_line, end))
         mended.append(method)
     for f in outer:
         if (any(a <= f.end_line and f.start_line <= b for a, b in misread)
@@ -176,7 +174,7 @@ def _mend(methods: list[Method], broken: list[bool], root, source: str, language
 
 def _from_lizard(f, lines: list[str], language: str, deadline: float | None, max_depth: int) -> Method:
     """A function only Lizard found: its lines parsed alone for the name and parameters, as elsewhere."""
-    snippet = "\n".join(lines[f.start_line - 1:f.end_line]) + "\n"
+    snippet = _lines_text(lines, f.start_line, f.end_line)
     tree = _parse(snippet.encode(), language, deadline)
     found = _functions(tree.root_node, language, deadline, max_depth)
     if found and not tree.root_node.has_error:
@@ -184,7 +182,12 @@ def _from_lizard(f, lines: list[str], language: str, deadline: float | None, max
         return _method(node, decl, name, language, lines, f.start_line - 1)
     return Method(name=_last(f.name), params=", ".join(" ".join(p.split()) for p in f.full_parameters),
                   start_line=f.start_line, end_line=f.end_line, link_start=f.start_line,
-                  text="".join(line + "\n" for line in lines[f.start_line - 1:f.end_line]))
+                  text=snippet)
+
+
+def _lines_text(lines: list[str], start: int, end: int) -> str:
+    """1-based lines ``start``-``end``, each ending with ``"\\n"``: a function's text (module docstring)."""
+    return "".join(line + "\n" for line in lines[start - 1:end])
 
 
 def _errors(root):

@@ -53,7 +53,7 @@ each hunk (:mod:`revmine.dataset.codereviewer` writes the three tasks).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import pygit2
 from pygit2.enums import DiffOption
@@ -61,7 +61,7 @@ from pygit2.enums import DiffOption
 from ..schema import DropReason
 from .linking import comment_lines, count_lines
 
-__all__ = ["CONTEXT", "Hunk", "diff_hunks", "hunk_rows", "region"]
+__all__ = ["CONTEXT", "Hunk", "diff_hunks", "hunk_rows"]
 
 #: git's default number of context lines (``diff.context``)
 CONTEXT = 3
@@ -175,13 +175,20 @@ def _opcodes(old: str | None, new: str | None, n_old: int, n_new: int) -> list[t
     return opcodes
 
 
-def region(old: str | None, new: str | None, old_from: int, old_to: int) -> Hunk:
-    """The diff ``old`` -> ``new`` over old lines ``[old_from, old_to)`` (0-based), insertions at both edges
-    included: the revised side of a reviewed hunk (``new`` of CodeReviewer's ``ref``). A changed block that the
-    range cuts keeps only its old lines inside the range, as deletions: its new lines cannot be split by old line."""
+def _regions(old: str | None, new: str | None) -> Callable[[int, int], Hunk]:
+    """The diff ``old`` -> ``new`` over old lines ``[old_from, old_to)`` (0-based) of any number of ranges, the texts
+    split and aligned once: insertions at both edges included, the revised side of a reviewed hunk (``new`` of
+    CodeReviewer's ``ref``). A changed block that a range cuts keeps only its old lines inside the range, as
+    deletions: its new lines cannot be split by old line."""
     old_lines, new_lines = _lines(old), _lines(new)
+    opcodes = _opcodes(old, new, len(old_lines), len(new_lines))
+    return lambda old_from, old_to: _region(old_lines, new_lines, opcodes, old_from, old_to)
+
+
+def _region(old_lines: list[str], new_lines: list[str], opcodes: list[tuple[str, int, int, int, int]],
+            old_from: int, old_to: int) -> Hunk:
     kept: list[tuple[str, int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in _opcodes(old, new, len(old_lines), len(new_lines)):
+    for tag, i1, i2, j1, j2 in opcodes:
         if i1 == i2:  # an insertion at old position i1
             if old_from <= i1 <= old_to:
                 kept.append((tag, i1, i2, j1, j2))
@@ -226,10 +233,13 @@ def hunk_rows(round_row: Mapping[str, Any], context: int = CONTEXT
             dropped.append(_drop(provenance, comment, reason, detail))
         else:
             on_hunk.setdefault(index, []).append(comment)
+    if not hunks:
+        return [], dropped
     shared = {**provenance, "oldf": base or ""}
     rows = []
+    revised_region = _regions(base, after)  # one alignment of the base and the next revision for every hunk
     for index, hunk in enumerate(hunks):
-        revised = region(base, after, hunk.old_from, hunk.old_to)
+        revised = revised_region(hunk.old_from, hunk.old_to)
         row = {**shared, "hunk_index": index, "old_start": hunk.old_from + 1, "old_end": hunk.old_to,
                "new_start": hunk.new_from + 1, "new_end": hunk.new_to, "patch": hunk.text, "old": hunk.body,
                "new_hunk": revised.text, "new": revised.body}

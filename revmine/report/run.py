@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
+from ..io.filter_report import UNKNOWN as UNKNOWN_LANGUAGE  # the per-language column of rows with no language
 from ..io.rows import KINDS, SPLITS
 from ..io.store import Parts
 from ..lang.languages import LANGUAGES, language_of
@@ -35,8 +36,6 @@ from .render import histogram, write_report
 STATE_FILE = "run.json"
 EXAMPLES_PER_REASON = 3
 SAMPLE_SIZE = 6
-#: the per-language column of rows a stage gave no language
-UNKNOWN_LANGUAGE = "unknown"
 _BATCH = 1 << 16
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
 #: provenance columns every example of a drop reason shows
