@@ -1,12 +1,13 @@
 """Rebuild the shipped default noise model, revmine/data/noise_model.npz, byte for byte.
 
-Inputs: the 2021 test split in ../shared/fixtures/tufano2021/test.csv (real comments, learnt as change
-requests; read at build time, never copied) but the rows of it hand-labelled noise
-(revmine/data/tufano2021_test_noise.csv; learnt as neither class), and the project's synthetic noise
-(revmine/data/review_comments_labelled.csv). What is learnt from what, and the
-figures that chose the model and its threshold: revmine/data/LABELLING.md. The fit is seeded and the
-file is written without timestamps or compression, so the same inputs give the same bytes
-(``--check`` verifies the shipped file instead of writing it).
+Inputs: the 2021 test split in ../shared/fixtures/tufano2021/test.csv (real comments, read at build time,
+never copied; their rubric labels by row in revmine/data/tufano2021_test_labels.csv: the change requests are
+learnt, the rest is learnt as neither class), the real labelled comments of licensed sources
+(revmine/data/comments_labelled.csv) and the synthetic noise but for the categories the rubric counts as
+requests (revmine/data/review_comments_labelled.csv). What is learnt from what, and the figures that chose the
+model and its threshold: revmine/data/LABELLING.md. The fit is seeded and the file is written without
+timestamps or compression, so the same inputs give the same bytes (``--check`` verifies the shipped file
+instead of writing it).
 
 Usage: python scripts/build_noise_model.py [--fixtures DIR] [--out PATH] [--check]
 """

@@ -20,6 +20,8 @@ from revmine.filters import classifier
 from revmine.filters.rules import RULE_NAMES
 
 DATA = Path(classifier.__file__).resolve().parents[1] / "data" / "review_comments_labelled.csv"
+REAL = Path(classifier.__file__).resolve().parents[1] / "data" / "comments_labelled.csv"
+LABELS_2021 = Path(classifier.__file__).resolve().parents[1] / "data" / "tufano2021_test_labels.csv"
 SMALL_FOREST = {"n_estimators": 50}  # 25 trees left "rename" a coin toss on 400 comments
 
 
@@ -199,32 +201,49 @@ def _load_script(name: str):  # scripts/ is not a package
     return module
 
 
-def test_default_training_set_is_the_published_change_requests_plus_the_project_noise(tufano_dir: Path) -> None:
+def test_default_training_set_is_the_published_requests_the_real_labels_and_the_synthetic_noise(
+        tufano_dir: Path) -> None:
     evaluation = classifier.default_evaluation_set(tufano_dir / "test.csv")
     data = classifier.default_training_set(tufano_dir / "test.csv")
-    noise_rows = classifier.read_noise_rows()
     with open(tufano_dir / "test.csv", encoding="utf-8", newline="") as fh:
         csv.field_size_limit(10**9)
         published = [row["comment"] for row in csv.DictReader(fh)]
+    with open(LABELS_2021, encoding="utf-8", newline="") as fh:
+        rubric = {int(r["row"]): (r["category"], r["content"]) for r in csv.DictReader(fh)}
+    with open(REAL, encoding="utf-8", newline="") as fh:
+        real = list(csv.DictReader(fh))
     with open(DATA, encoding="utf-8", newline="") as fh:
-        synthetic = [row for row in csv.DictReader(fh)]
-    own_noise = [r["text"] for r in synthetic if r["label"] == "noise" and r["category"] != "clarification"]
-    assert len(published) == 1719 and 0 < len(noise_rows) < 100  # "the few" published comments that are noise
-    # judged on: every published comment (the labelled noise as noise), no synthetic change request
-    assert evaluation.texts == published + own_noise
-    assert evaluation.labels == [i not in noise_rows for i in range(1719)] + [False] * len(own_noise)
-    assert evaluation.categories[:1719].count("real:change_request") == 1719 - len(noise_rows)
-    # learnt from: the published noise is neither class
-    requests = [c for i, c in enumerate(published) if i not in noise_rows]
-    assert data.texts == requests + own_noise
-    assert data.labels == [True] * len(requests) + [False] * len(own_noise)
+        synthetic = [r for r in csv.DictReader(fh) if r["label"] == "noise"
+                     and r["category"] not in ("clarification", "formatting", "documentation", "add_tests")]
+    assert len(published) == 1719 and sorted(rubric) == list(range(1719))
+    # judged on: every published comment and every real labelled one, each with its rubric category
+    assert evaluation.texts == published + [r["text"] for r in real]
+    assert evaluation.labels == ([rubric[i][0] == "change_request" for i in range(1719)]
+                                 + [r["category"] == "change_request" for r in real])
+    # learnt from: the published change requests (the rest of the 2021 split is neither class), every real
+    # labelled comment as what its text says (content), then the synthetic noise
+    requests = [published[i] for i in range(1719) if rubric[i][0] == "change_request"]
+    assert data.texts == requests + [r["text"] for r in real] + [r["text"] for r in synthetic]
+    assert data.text_labels == ([True] * len(requests) + [r["content"] == "change_request" for r in real]
+                                + [False] * len(synthetic))
+
+
+def test_real_labels_name_their_source_licence_and_a_rubric_category() -> None:
+    with open(REAL, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) >= 600 and len({r["project"] for r in rows}) >= 100
+    assert {r["licence"] for r in rows} <= {"CC-BY-4.0", "MIT"} and all(r["provenance"] for r in rows)
+    assert {r["category"] for r in rows} | {r["content"] for r in rows} <= set(classifier.CATEGORIES)
+    assert all((r["category"] == "bot_output") == (r["author_role"] == "bot") for r in rows)
+    with open(LABELS_2021, encoding="utf-8", newline="") as fh:
+        assert {r["category"] for r in csv.DictReader(fh)} <= set(classifier.CATEGORIES)
 
 
 def test_published_noise_is_left_out_of_training() -> None:
-    assert classifier.in_default_training("real:change_request")
-    assert classifier.in_default_training("synthetic:formatting")
-    assert not classifier.in_default_training("real:formatting")
-    assert not classifier.in_default_training("real:acknowledgement")
+    assert classifier.in_default_training("tufano2021:change_request")
+    assert classifier.in_default_training("praise")  # a real labelled comment of another source
+    assert not classifier.in_default_training("tufano2021:praise")
+    assert not classifier.in_default_training("tufano2021:question")
 
 
 def test_shipped_model_is_rebuilt_byte_for_byte(tufano_dir: Path, tmp_path: Path) -> None:
@@ -240,9 +259,11 @@ def test_default_filter_keeps_requests_and_drops_plain_noise() -> None:
     classifier.default_model.cache_clear()
     model = classifier.default_model()
     assert isinstance(model, classifier.NoiseModel) and model.threshold == classifier.DEFAULT_THRESHOLD
+    # a formatting nit asks for a change (docs/comment-rubric.md)
     requests = ["Rename `tmp` to `retryCount`.", "why is `cache` protected?", "is this check still needed?",
-                "remove this line please", "static?", "Could we use a `Map` here instead of two lists?"]
-    noise = ["Done", "LGTM", "Thanks!", "nit: trailing whitespace", "+1", "Please squash the commits."]
+                "remove this line please", "static?", "Could we use a `Map` here instead of two lists?",
+                "nit: trailing whitespace"]
+    noise = ["Done", "LGTM", "Thanks!", "+1", "Please squash the commits.", "Patch Set 2: Code-Review+2"]
     kept = model.predict(requests + noise) & ~classifier.rules_noise(requests + noise)
     assert kept.tolist() == [True] * len(requests) + [False] * len(noise)
 
@@ -320,3 +341,66 @@ def test_too_few_labels_are_one_line_naming_the_file(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert re.search(message, err) and "Traceback" not in err and "pruning" not in err
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_code_overlap_by_hand() -> None:
+    # comment words (3+ letters, not stop words): please, rename, retry, count, attempts -> retry, count and
+    # attempts are parts of the code's identifiers retryCount and attempts: 3/5; whole identifiers named in
+    # the comment: retryCount and attempts -> log1p(2)
+    share, named = classifier.code_overlap("Please rename retryCount to attempts", "int retryCount = 0; attempts++;")
+    assert share == pytest.approx(3 / 5) and named == pytest.approx(np.log1p(2))
+    assert classifier.code_overlap("Please rename retryCount", None) == (0.0, 0.0)
+    assert classifier.code_overlap("LGTM", "int x;") == (0.0, 0.0)  # no content word of three letters or more
+
+
+def test_a_model_with_code_features_scores_as_scikit_learn(sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    codes = [f"void f() {{ int {t.split()[0].strip('`.,!?')} = 1; }}" if i % 3 else None for i, t in enumerate(texts)]
+    pipeline = classifier.train(texts, labels, seed=1, codes=codes, **SMALL_FOREST)
+    portable = classifier.NoiseModel.from_pipeline(pipeline)
+    assert portable.uses_code
+    expected = pipeline.predict_proba(classifier.comments(texts, codes))[:, 1]
+    assert np.allclose(portable.relevance(texts, codes), expected)
+    # the code changes what the model sees: the same texts without code score otherwise somewhere
+    assert not np.allclose(portable.relevance(texts), expected)
+
+
+def test_leave_one_project_out_equals_models_fitted_without_each_project(
+        sample: tuple[list[str], list[bool]]) -> None:
+    texts, labels = sample
+    projects = ["alpha" if i % 2 else "beta" for i in range(len(texts))]
+    scores = classifier.leave_one_project_out(texts, labels, projects, seed=2, **SMALL_FOREST)
+    for project in ("alpha", "beta"):
+        train_rows = [i for i, p in enumerate(projects) if p != project]
+        test_rows = [i for i, p in enumerate(projects) if p == project]
+        alone = classifier.NoiseModel.from_pipeline(classifier.train(
+            [texts[i] for i in train_rows], [labels[i] for i in train_rows], seed=2, **SMALL_FOREST))
+        assert np.allclose(scores[test_rows], alone.relevance([texts[i] for i in test_rows]))
+
+
+def test_label_files_carry_project_code_and_content(tmp_path: Path) -> None:
+    path = _write(tmp_path / "l.csv", "text,label,category,project,code,content\n"
+                                      "Done,noise,author_reply,p1,,change_request\n"
+                                      "\"Rename x, please\",relevant,change_request,p2,\"int x;\",\n")
+    data = classifier.read_labelled(path)
+    assert data.projects == ["p1", "p2"] and data.codes == [None, "int x;"]
+    assert data.categories == ["author_reply", "change_request"]
+    # an author's reply is noise, but what it says is learnt as the request it reads as
+    assert data.labels == [False, True] and data.text_labels == [True, True]
+
+
+def test_cli_evaluate_by_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from revmine.cli import main
+
+    rows = []
+    for project in ("p1", "p2", "p3"):
+        rows += [f'"please rename {w} in {project}",relevant,change_request,{project}' for w in ("foo", "bar", "baz")]
+        rows += [f'"{t}",noise,praise,{project}' for t in ("nice work", "looks great", "nice one")]
+    labels = _write(tmp_path / "lopo.csv", "text,label,category,project\n" + "\n".join(rows) + "\n")
+    assert main(["classifier", "evaluate", "--labels", str(labels), "--by-project"]) == 0
+    out = capsys.readouterr().out
+    assert "| rules + random_forest (leave one project out) |" in out
+    assert all(f"| {p} | 6 |" in out for p in ("p1", "p2", "p3"))
+    one = _write(tmp_path / "one.csv", "text,label,project\nplease rename foo,relevant,p\nnice,noise,p\n")
+    assert main(["classifier", "evaluate", "--labels", str(one), "--by-project"]) == 2
+    assert "one.csv: leaving one project out needs at least two projects" in capsys.readouterr().err

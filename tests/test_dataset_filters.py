@@ -328,3 +328,23 @@ def test_an_empty_required_code_column_is_named_and_nothing_is_written(tmp_path)
     with pytest.raises(InputError, match=r":2 \[m_s\]: row 2: empty value in a required column"):
         filter_candidates(bad, tmp_path / "out", FilterOptions(is_noise=never_noise))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_noise_model_that_reads_code_is_given_each_triplets_m_s(tmp_path):
+    from revmine.filters import classifier
+
+    # Comments with the same words, told apart only by whether the code they sit on holds the identifier they
+    # name: a model trained with codes learns it from the code-vocabulary features alone.
+    names = [f"counter{n}" for n in range(40)]
+    texts = [f"check {name} here" for name in names] * 2
+    codes = [f"int {name} = 0;" for name in names] + ["int unrelated = 0;"] * len(names)
+    labels = [True] * len(names) + [False] * len(names)
+    model_path = classifier.save(classifier.train(texts, labels, seed=0, codes=codes, n_estimators=30),
+                                 tmp_path / "code.npz")
+    assert classifier.load(model_path).uses_code
+    kept_row = candidate(comment="check retries here", m_s="void m() { int retries = 0; }")
+    dropped_row = candidate(comment="check retries here", m_s="void m() { int other = 0; }")
+    summary, kept, dropped = run(tmp_path, [kept_row, dropped_row], is_noise=None, noise_model=model_path,
+                                 skip=("near_duplicate",))
+    assert dropped_by(dropped) == {dropped_row["comment_id"]: "noise"}
+    assert kept.column("comment_id").to_pylist() == [kept_row["comment_id"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from revmine.filters import rules
 from revmine.filters.rules import (DROPPING_RULES, RULE_NAMES, asks_for_change, categories, drops,
                                    is_noise_by_rules)
 
@@ -136,3 +137,27 @@ def test_asks_for_change() -> None:
     assert asks_for_change("Why not use a Map here?")
     assert asks_for_change("Please remove this.")
     assert not asks_for_change("Thanks for the explanation!")
+
+
+@pytest.mark.parametrize(("message", "body"), [
+    # Gerrit's change-message header (Documentation/rest-api-changes.txt, ChangeMessageInfo) is not the reviewer's
+    ("Patch Set 2:\n\n(1 comment)\n\nPlease rename x", "Please rename x"),
+    ("Patch Set 3: Code-Review+2\n\nOn second thought, meh.  LGTM.", "On second thought, meh.  LGTM."),
+    # a message that is only its header keeps the votes, one sign each, or the words Gerrit gave them
+    ("Patch Set 3: Code-Review+2 Verified+1", "+1 +1"),
+    ("Patch Set 2: Code-Review-1", "-1"),
+    ("Patch Set 1: Looks good to me, approved", "Looks good to me, approved"),
+    ("Patch Set 1: No score; Looks good to me, but someone else must approve",
+     "Looks good to me, but someone else must approve"),
+    # anything else is left as it is
+    ("Rename x", "Rename x"),
+    ("See Patch Set 2: it had the fix", "See Patch Set 2: it had the fix"),
+])
+def test_message_body_drops_the_gerrit_header(message: str, body: str) -> None:
+    assert rules.message_body(message) == body
+
+
+def test_a_bare_gerrit_approval_is_dropped_and_a_request_behind_a_header_is_not() -> None:
+    assert rules.drops("Patch Set 1: Looks good to me, approved")
+    assert rules.drops("Patch Set 3: Code-Review+2 Verified+1")
+    assert not rules.drops("Patch Set 2: Code-Review-1\n\n(1 comment)\n\nThis leaks the stream; close it in finally.")

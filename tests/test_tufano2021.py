@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -114,9 +115,9 @@ def test_filter_profile_runs_the_notebook_rules_without_a_classifier(tmp_path, m
 def test_filter_profile_with_a_model_adds_the_classifier(tmp_path, monkeypatch):
     model_file = tmp_path / "model.joblib"
     model_file.write_bytes(b"")
-    monkeypatch.setattr(classifier, "load", lambda path: path)
+    monkeypatch.setattr(classifier, "load", lambda path: SimpleNamespace(uses_code=False))  # a model of words
     monkeypatch.setattr(classifier, "predict",
-                        lambda model, texts: np.array(["rename" not in t for t in texts]))
+                        lambda model, texts, codes=None: np.array(["rename" not in t for t in texts]))
     thanks, request = candidate(comment="Thanks!"), candidate(comment="please rename this variable")
     kept_by_both = candidate(comment="Please make this method static")
     summary = filter_candidates(table_of([thanks, request, kept_by_both]), tmp_path / "f",

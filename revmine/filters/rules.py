@@ -41,7 +41,8 @@ from typing import Callable
 
 from ..lang.stopwords import default_stopwords
 
-__all__ = ["DROPPING_RULES", "RULE_NAMES", "asks_for_change", "categories", "drops", "is_noise_by_rules"]
+__all__ = ["DROPPING_RULES", "RULE_NAMES", "asks_for_change", "categories", "drops", "is_noise_by_rules",
+           "message_body"]
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`[^`\n]+`")
@@ -76,6 +77,27 @@ _REQUEST = re.compile(
 _QUOTE = re.compile(r"^\s*>.*$", re.M)
 _ADDRESS = re.compile(r"^\s*(?:(?:hi|hello|hey|dear)\s+@?[\w.-]+\s*[,:!]?\s+|@[\w.-]+\s*[,:]?\s+|[\w.-]+:\s+)(?=\S)")
 _OPERATOR = re.compile(r"[<>=!]=|[<>]|&&|\|\|")
+
+
+#: The header Gerrit writes at the top of a change message (Documentation/rest-api-changes.txt, ChangeMessageInfo):
+#: "Patch Set 3: Code-Review+2 Verified+1" or "Patch Set 1: Looks good to me, approved", then "(2 comments)".
+_GERRIT_HEADER = re.compile(r"\A\s*Patch Set \d+:([^\n]*)(?:\n|\Z)(?:\s*\(\d+ (?:inline )?comments?\)[ \t]*(?:\n|\Z))?", re.I)
+_VOTE = re.compile(r"\b[A-Za-z][\w-]*([+-])\d\b")
+
+
+def message_body(text: str) -> str:
+    """What the reviewer wrote in a Gerrit change message: the header line of votes and the count of inline
+    comments dropped. A message that is only its header keeps its votes, as ``+1`` or ``-1`` each
+    (``Code-Review+2 Verified+1`` -> ``+1 +1``), or the words Gerrit gave them ("Looks good to me, approved"):
+    a bare approval is praise, and the rules see it as one. Any other text is returned unchanged."""
+    header = _GERRIT_HEADER.match(text)
+    if header is None:
+        return text
+    body = text[header.end():].strip()
+    if body:
+        return body
+    votes = _VOTE.sub(lambda m: f"{m.group(1)}1", header.group(1)).strip().removeprefix("No score;").strip()
+    return votes or text
 
 
 def _prose(text: str) -> str:
@@ -328,6 +350,7 @@ DROPPING_RULES: frozenset[str] = frozenset({"empty_after_stopwords", "approval",
 
 def categories(text: str) -> list[str]:
     """Names of the noise rules ``text`` trips, in :data:`RULE_NAMES` order (empty: looks relevant)."""
+    text = message_body(text)
     prose = _prose(text)
     return [name for name, rule in _RULES.items() if rule(prose, text)]
 
@@ -344,4 +367,4 @@ def drops(text: str) -> bool:
 
 def asks_for_change(text: str) -> bool:
     """True when the prose holds a change-request cue ("please", "should", "why not", an imperative)."""
-    return bool(_REQUEST.search(_prose(text)))
+    return bool(_REQUEST.search(_prose(message_body(text))))

@@ -203,19 +203,39 @@ def noise(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Rem
     kind, comment = rows.col("kind"), rows.col("comment")
     triplets = [int(i) for i in alive if kind[i] == TRIPLET]
     texts = [comment[i] or "" for i in triplets]
+    codes = rows.passenger("m_s", triplets) if texts and _model_reads_code(options) else None
     engine = options.engine
     if engine is not None and engine.name != "local" and options.is_noise is None and texts:
         # comment by comment, so chunks on workers say what the whole list says here
         shipped = dataclasses.replace(options, engine=None)
-        found = [r for part in engine.map(noise_reasons, chunks(texts, NOISE_CHUNK), shipped) for r in part]
+        parts = chunks(list(zip(texts, codes or [None] * len(texts))), NOISE_CHUNK)
+        found = [r for part in engine.map(_noise_reasons_of_pairs, parts, shipped) for r in part]
     else:
-        found = noise_reasons(texts, options) if texts else []
+        found = noise_reasons(texts, options, codes) if texts else []
     reasons = dict(zip(triplets, found))
     return _removal(alive, lambda i: reasons.get(i))
 
 
-def noise_reasons(texts: Sequence[str], options: FilterOptions) -> list[str | None]:
-    """Why each comment is noise (None: it is kept), by ``is_noise`` when given, else by the profile."""
+def _model_reads_code(options: FilterOptions) -> bool:
+    """Whether the noise step's classifier reads the code a comment sits on (a model trained with a
+    ``code`` column): only then does the step read the triplets' m_s, which the working table leaves out."""
+    if options.is_noise is not None or (options.profile == tufano2021.NAME and options.noise_model is None):
+        return False
+    from . import classifier
+
+    return (classifier.load(options.noise_model) if options.noise_model is not None
+            else classifier.default_model()).uses_code
+
+
+def _noise_reasons_of_pairs(pairs: Sequence[tuple[str, str | None]], options: FilterOptions) -> list[str | None]:
+    texts, codes = [t for t, _ in pairs], [c for _, c in pairs]
+    return noise_reasons(texts, options, codes if any(c is not None for c in codes) else None)
+
+
+def noise_reasons(texts: Sequence[str], options: FilterOptions,
+                  codes: Sequence[str | None] | None = None) -> list[str | None]:
+    """Why each comment is noise (None: it is kept), by ``is_noise`` when given, else by the profile;
+    ``codes`` (each comment's m_s) go to a classifier that reads code."""
     if options.is_noise is None and options.profile == tufano2021.NAME:
         reasons = [None if rule is None else f"noise comment (tufano2021 rule {rule})"
                    for rule in map(tufano2021.decide, texts)]
@@ -223,10 +243,10 @@ def noise_reasons(texts: Sequence[str], options: FilterOptions) -> list[str | No
             return reasons
         from . import classifier
 
-        relevant = classifier.predict(classifier.load(options.noise_model), list(texts))
+        relevant = classifier.predict(classifier.load(options.noise_model), list(texts), codes)
         return [reason or (None if keep else "noise comment (classifier)") for reason, keep in zip(reasons, relevant)]
-    is_noise = options.is_noise or default_noise_detector(options.noise_model)
-    flags = np.asarray(is_noise(texts), dtype=bool)
+    flags = np.asarray(options.is_noise(texts) if options.is_noise is not None
+                       else default_noise_detector(options.noise_model)(texts, codes), dtype=bool)
     if flags.shape != (len(texts),):
         raise ValueError(f"is_noise returned shape {flags.shape} for {len(texts)} comments")
     return ["noise comment" if flag else None for flag in flags.tolist()]
@@ -242,9 +262,9 @@ def default_noise_detector(model_path: str | Path | None = None) -> IsNoise:
         raise RuntimeError(f"the noise filter needs revmine.filters.rules and .classifier ({exc}); "
                            "give FilterOptions(is_noise=...) or skip the 'noise' filter") from exc
 
-    def is_noise(texts: Sequence[str]) -> np.ndarray:
+    def is_noise(texts: Sequence[str], codes: Sequence[str | None] | None = None) -> np.ndarray:
         by_rules = np.fromiter((rules.drops(t) for t in texts), dtype=bool, count=len(texts))
-        relevant = np.asarray(classifier.predict(model, list(texts)), dtype=bool)
+        relevant = np.asarray(classifier.predict(model, list(texts), codes if model.uses_code else None), dtype=bool)
         return by_rules | ~relevant
     return is_noise
 
@@ -343,7 +363,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         raise InputError(out_dir, "the filter step would overwrite the preprocess stage's dropped.parquet: "
                                   "give another output directory")
     table = source.working()
-    rows = CandidateRows(table)
+    rows = CandidateRows(table, source)
     alive = np.arange(len(rows))
     removed: Counter[tuple[str, str, str, str]] = Counter()  # (kind, filter, source, language)
     ran = {"input"}
