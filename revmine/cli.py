@@ -476,7 +476,7 @@ def _run_unabstract(args: argparse.Namespace) -> int:
 
 
 def _add_classifier(sub: argparse._SubParsersAction) -> None:
-    from .filters.classifier import ClassifierOptions
+    from .filters.classifier_options import ClassifierOptions
 
     p = _command(sub, "classifier", help="train or evaluate the noise-comment classifier on your labels")
     actions = p.add_subparsers(dest="action", required=True, parser_class=_Parser)

@@ -63,8 +63,8 @@ from ..errors import InputError
 from ..io.store import atomic_path
 from ..io.textio import read_jsonl, read_lines
 from ..lang.stopwords import default_stopwords
-from ..runtime.options import check, option
 from . import rules
+from .classifier_options import DEFAULT_MODEL, MODELS, ClassifierOptions
 
 __all__ = [
     "CATEGORIES", "CHANGE_REQUEST", "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "MODELS", "ClassifierOptions", "CVScores",
@@ -75,11 +75,6 @@ __all__ = [
     "synthetic_noise", "train", "train_from_file",
 ]
 
-#: Model names accepted by :func:`train` and :func:`cross_validate`, in the paper's order.
-MODELS: tuple[str, ...] = ("random_forest", "decision_tree", "naive_bayes")
-#: The design card's model; it also keeps the most real change requests out-of-fold at the same noise
-#: removal (figures in ``revmine/data/LABELLING.md``; ``benchmarks/bench_classifier.py`` re-measures them).
-DEFAULT_MODEL = "random_forest"
 #: A comment is relevant when the model gives it a probability above this. Below 0.5 because a change
 #: request removed is lost for good (0.5 keeps 98.55% of the published comments out-of-fold, no margin on
 #: 98.5%); not lower because at 0.35 the filter removes 88.8% of synthetic formatting remarks (LABELLING.md).
@@ -210,23 +205,6 @@ def _comment_text(comment: "Comment | str") -> str:
     """The n-gram vectorisers' preprocessor: the text lower-cased, as their default one does, and of a Gerrit
     change message its body (:func:`.rules.message_body`: "Patch Set 3: Code-Review+2" is not the reviewer's words)."""
     return rules.message_body(_as_comment(comment).text).lower()
-
-
-@dataclass(frozen=True)
-class ClassifierOptions:
-    """The settings of ``revmine classifier train`` and ``evaluate`` (``model`` is train's, ``noise_model``
-    and ``folds`` evaluate's)."""
-
-    labels: Path | None = option(None, "CSV or JSON Lines with columns text,label (label: relevant or noise; "
-                                       "optional category)", type=Path, required=True, stdin=".csv")
-    seed: int = option(0, "seed of the model and of the cross-validation folds", min=0)
-    model: str = option(DEFAULT_MODEL, "the model to train", choices=MODELS)
-    noise_model: Path | None = option(None, "a model saved by revmine classifier train (default: the shipped one)",
-                                      type=Path, stdin=".npz")
-    folds: int = option(10, "folds of the cross-validation (--cv)", min=2)
-
-    def __post_init__(self) -> None:
-        check(self)
 
 
 def _estimator(model: str, seed: int, params: dict[str, object]) -> BaseEstimator:
