@@ -27,6 +27,9 @@ plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull reque
 listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
 the 250th may be missing and the manifest's drops say so.
 
+Who wrote each comment (human, bot, AI reviewer) is read from its ``user`` object (``type``, the login) and the
+list of known accounts: :mod:`revmine.miners.authors`.
+
 Answers of the wrong shape (a field of the wrong type, an unreadable time) raise
 :class:`~revmine.miners.http.MalformedResponse` naming the page and the field, and are evicted from
 the cache so a re-run asks again.
@@ -42,6 +45,7 @@ from urllib.parse import quote, urlsplit
 
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
+from .authors import github_author
 from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
@@ -236,7 +240,10 @@ class GitHubMiner(Miner):
         what = f"review comment {typed(item, 'id', int, 'a review comment', required=True)}"
         sha = typed(item, "original_commit_id", str, what) or typed(item, "commit_id", str, what, required=True)
         line = typed(item, "original_line", int, what)
-        author = _login(typed(item, "user", dict, what), f"{what}.user")
+        user = typed(item, "user", dict, what)
+        author = _login(user, f"{what}.user")
+        typed(user or {}, "type", str, f"{what}.user")
+        kind, evidence = github_author(user)
         reply = typed(item, "in_reply_to_id", int, what)
         return {
             "id": str(item["id"]), "author": author, "is_owner": author is not None and author == owner,
@@ -246,4 +253,5 @@ class GitHubMiner(Miner):
             "in_reply_to": None if reply is None else str(reply),
             "created": typed_time(item, "created_at", what), "unresolved": None,
             "outdated": typed(item, "position", int, what) is None and typed(item, "line", int, what) is None,
+            "author_kind": kind, "author_evidence": evidence,
         }, sha

@@ -151,11 +151,13 @@ class JobOptions:
     concurrency: int | None = None  # projects, changes and requests at once, default 1
     max_concurrent_per_host: int | None = None  # requests in flight to one host, default DEFAULT_MAX_PER_HOST
     languages: tuple[str, ...] | None = None  # files mined, by language (revmine.lang.languages), default Java
+    robot_comments: bool | None = None  # Gerrit: also mine robot comments (one request more a change), default no
 
     def resolved(self) -> "JobOptions":
         """A copy with the defaults in place of what neither the caller nor a job file gave."""
         return replace(self, cache_mode=self.cache_mode or DEFAULT_CACHE_MODE,
                        languages=check_languages(self.languages or DEFAULT_LANGUAGES),
+                       robot_comments=bool(self.robot_comments),
                        batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
                        max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
     progress: bool = True
@@ -184,15 +186,20 @@ class _Checkpoint:
 
     VERSION = 2  # 1 held the drops in the file
 
-    def __init__(self, path: Path, spec: ProjectSpec, now: datetime, languages: tuple[str, ...]):
+    def __init__(self, path: Path, spec: ProjectSpec, now: datetime, languages: tuple[str, ...],
+                 robot_comments: bool = False):
         self.path = path
         if path.exists():
             self.data = self._load(path, spec, languages)
+            if bool(self.data.get("robot_comments", False)) != robot_comments:  # checkpoints from before: none
+                raise InputError(path, f"checkpoint mined {'with' if not robot_comments else 'without'} robot "
+                                 f"comments, job asks {'with' if robot_comments else 'without'}; use another --out "
+                                 "directory", field="robot_comments")
         else:
             self.data = {"version": self.VERSION, "asked": spec.asked(), "done": {}, "next_part": 0,
                          "next_drop_part": 0, "http": {}, "content_fallbacks": 0, "finished": False,
                          "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat(),
-                         "languages": list(languages)}
+                         "languages": list(languages), "robot_comments": robot_comments}
 
     @classmethod
     def _load(cls, path: Path, spec: ProjectSpec, languages: tuple[str, ...]) -> dict:
@@ -443,7 +450,8 @@ def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
     since, until = parse_time(state["since"]), parse_time(state["until"])
     languages = tuple(state["languages"])
     if spec.source == "gerrit":
-        return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages)
+        return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages,
+                           robot_comments=bool(state.get("robot_comments", False)))
     return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
                        languages=languages)
 
@@ -527,7 +535,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     """Mine one project into ``out`` (resuming from its checkpoint) and return its summary; a failure of
     the forge or of git is the project's (see the module docstring), not the job's."""
     started = time.monotonic()
-    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now(), opts.languages)
+    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now(), opts.languages,
+                       bool(opts.robot_comments))
     if ckpt.data["finished"]:
         return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
@@ -654,6 +663,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         "asked": asked or {"projects": [s.asked() for s in specs]},
         "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency,
                     "max_concurrent_per_host": opts.max_concurrent_per_host, "languages": list(opts.languages),
+                    "robot_comments": opts.robot_comments,
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
@@ -699,7 +709,7 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
-    max_concurrent_per_host, languages, recordings) and ``[[projects]]``."""
+    max_concurrent_per_host, languages, robot_comments, recordings) and ``[[projects]]``."""
     path = Path(path)
     doc = read_toml(path)
     job = doc.get("job", {})
@@ -775,6 +785,10 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
             opts.languages = check_languages(languages)
         except InputError as exc:
             raise InputError(path, exc.message, field="job.languages") from None
+    if "robot_comments" in job and opts.robot_comments is None:
+        if not isinstance(job["robot_comments"], bool):
+            raise InputError(path, "must be true or false", field="job.robot_comments")
+        opts.robot_comments = job["robot_comments"]
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:
         return run_projects(specs, target, opts, asked=asked)
