@@ -197,6 +197,9 @@ def test_the_filter_drops_bots_and_ai_reviewers_and_no_human(github_run):
     assert authors["human"]["comments"] == 2 * N_PULLS and authors["human"]["dropped"] == 0
     markdown = (root / "filtered-drop" / "filter_report.md").read_text(encoding="utf-8")
     assert "## Who commented" in markdown and "| github | octo/demo |" in markdown
+    templated = {t["author"] for t in runs["drop"]["template_accounts"]}
+    assert "`ci-lint`" in markdown and "ci-lint" in templated  # (the other bots here post templates too)
+    assert not templated & {login for login, (_, what) in ACCOUNTS.items() if what == "human"}
     assert runs["drop"]["removed_by_filter"]["triplet"]["ai_reviewer"] == 4 * N_PULLS
 
 
@@ -282,3 +285,24 @@ def test_gerrit_service_user_and_robot_comments_on_the_look_alike(tmp_path):
     assert fate["svc1"] == "bot" and fate["rob1"] == "bot"
     assert fate.get("c1a") not in ("bot", "ai_reviewer")
     assert Counter(fate.values())["bot"] == 2
+
+
+def test_the_run_report_shows_who_commented(github_run, tmp_path):
+    """The run report's "Who commented": the comments mined per kind and the triplets dropped, per project."""
+    import json
+    import shutil
+
+    from revmine.report.run import run_report_data, write_run_report
+
+    root, posted, _ = github_run
+    out = tmp_path / "run"
+    shutil.copytree(root / "mined", out / "mined")
+    shutil.copytree(root / "filtered-drop", out / "filtered")
+    (out / "run.json").write_text(json.dumps({}), encoding="utf-8")
+    rows = {a["author_kind"]: a for a in run_report_data(out)["authors"]["rows"]}
+    posted_by_kind = Counter(ACCOUNTS[login][1] for login in posted.values())
+    assert {kind: a["mined"] for kind, a in rows.items()} == dict(posted_by_kind)
+    assert {kind: a["dropped"] for kind, a in rows.items()} == {"human": 0, "bot": posted_by_kind["bot"],
+                                                                "ai_reviewer": posted_by_kind["ai_reviewer"]}
+    page = write_run_report(out).read_text(encoding="utf-8")
+    assert 'id="authors"' in page and 'data-kind="ai_reviewer"' in page

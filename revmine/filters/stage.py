@@ -66,8 +66,8 @@ import pyarrow as pa
 from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
-from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PROFILE_KEY, UNKNOWN, UNRECORDED, build_report,
-                                preprocess_comments, preprocess_steps, report_markdown)
+from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PROFILE_KEY, TEMPLATES_KEY, UNKNOWN, UNRECORDED,
+                                build_report, preprocess_comments, preprocess_steps, report_markdown)
 from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
@@ -435,8 +435,11 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                        **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {})}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     authors = comment_authors(rows, dropped_by)
-    report_metadata[AUTHORS_KEY] = json.dumps(authors)
-    report = report.replace_schema_metadata({**(report.schema.metadata or {}), AUTHORS_KEY: report_metadata[AUTHORS_KEY]})
+    templates = [{"project": project, "author": author, "evidence": evidence}
+                 for (project, author), evidence in sorted(_templates(rows).items())]
+    report_metadata.update({AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)})
+    report = report.replace_schema_metadata({**(report.schema.metadata or {}), AUTHORS_KEY: report_metadata[AUTHORS_KEY],
+                                             TEMPLATES_KEY: report_metadata[TEMPLATES_KEY]})
     candidates = len(rows)
     del rows, table
     separate = options.ai_reviewers == "separate"
@@ -481,6 +484,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         "report_markdown_path": str(out_dir / REPORT_MARKDOWN),
         # who wrote the triplets' comments, per project, and how many of them the author filters dropped
         "comment_authors": authors,
+        "template_accounts": templates,
         **({"ai_reviewers_path": str(out_dir / AI_REVIEWERS_DIR / "candidates.parquet")} if separate else {}),
     }
 

@@ -21,7 +21,7 @@ from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .rows import KINDS, PAIR, TRIPLET
 from .store import read_table
 
-__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "UNRECORDED", "authors_markdown", "build_report", "preprocess_comments", "preprocess_steps",
+__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED", "authors_markdown", "build_report", "preprocess_comments", "preprocess_steps",
            "report_markdown"]
 
 #: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
@@ -41,6 +41,8 @@ UNKNOWN = "unknown"
 #: filter_report.parquet's metadata key for who wrote the triplets' comments, per project (JSON, a list of
 #: {source, project, author_kind, comments, triplets, dropped}: see ``filters.stage.comment_authors``)
 AUTHORS_KEY = "revmine.comment_authors"
+#: its metadata key for the accounts the filter found to post templates (JSON: [{project, author, evidence}])
+TEMPLATES_KEY = "revmine.template_accounts"
 #: the author kind of a comment mined before revmine recorded it
 UNRECORDED = "not recorded"
 
@@ -163,6 +165,10 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
             lines += _table(kind, [r for r in mine if r["source"] == "all"], "language")
     if authors:
         lines += authors_markdown(authors, level + 1)
+    templates = json.loads((report.schema.metadata or {}).get(TEMPLATES_KEY.encode(), b"[]"))
+    if templates:
+        lines += ["Accounts found to post templates (their comments count as a bot's):", "",
+                  *(f"- {t['project']}: `{t['author']}` ({t['evidence']})" for t in templates), ""]
     return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from ..io.filter_report import AUTHORS_KEY, UNRECORDED
+from ..io.filter_report import AUTHORS_KEY, TEMPLATES_KEY, UNRECORDED
 from ..io.filter_report import UNKNOWN as UNKNOWN_LANGUAGE  # the per-language column of rows with no language
 from ..io.rows import KINDS, SPLITS
 from ..io.store import Parts
@@ -91,18 +91,23 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
 
 def _authors(out: Path, rounds: pa.Table | None) -> dict[str, Any] | None:
     """Who commented, per project and author kind: the reviewer comments mined (not the change owner's; a
-    comment once however many rounds' files repeat it), and from the filter report the triplets' comments,
+    comment once however many rounds' files repeat it; an account the filter found to post templates as a bot), and from the filter report the triplets' comments,
     triplets and those the ``bot`` and ``ai_reviewer`` filters dropped; None before the filter stage ran."""
     path = out / "filtered" / "filter_report.parquet"
     if not path.is_file():
         return None
-    found = json.loads((pq.read_schema(path).metadata or {}).get(AUTHORS_KEY.encode(), b"[]"))
+    metadata = pq.read_schema(path).metadata or {}
+    found = json.loads(metadata.get(AUTHORS_KEY.encode(), b"[]"))
+    templates = {(t["project"], t["author"]) for t in json.loads(metadata.get(TEMPLATES_KEY.encode(), b"[]"))}
     mined: dict[tuple[str, str, str], set] = {}
     if rounds is not None:
         for source, project, comments in zip(*(rounds.column(n).to_pylist() for n in ("source", "project", "comments"))):
             for c in comments or ():
                 if not c.get("is_owner"):
-                    mined.setdefault((source, project, c.get("author_kind") or UNRECORDED), set()).add(c["id"])
+                    kind = c.get("author_kind") or UNRECORDED
+                    if (project, c.get("author")) in templates and kind != "ai_reviewer":
+                        kind = "bot"  # as the filter counts it
+                    mined.setdefault((source, project, kind), set()).add(c["id"])
     rows: dict[tuple[str, str, str], dict[str, Any]] = {
         key: {"source": key[0], "project": key[1], "author_kind": key[2], "mined": len(ids), "comments": 0,
               "triplets": 0, "dropped": 0} for key, ids in mined.items()}
