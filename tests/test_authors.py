@@ -306,3 +306,19 @@ def test_the_run_report_shows_who_commented(github_run, tmp_path):
                                                                 "ai_reviewer": posted_by_kind["ai_reviewer"]}
     page = write_run_report(out).read_text(encoding="utf-8")
     assert 'id="authors"' in page and 'data-kind="ai_reviewer"' in page
+
+
+def test_hunk_rows_take_no_bot_or_ai_reviewer_comment(github_run, tmp_path):
+    """CodeReviewer's hunk rows have no filter stage: the preprocess drops bots' and AI reviewers' comments there,
+    with the reason and the evidence, as it drops the owner's."""
+    root, posted, _ = github_run
+    preprocess(root / "mined" / "rounds.parquet", tmp_path / "pre", levels=("method", "hunk"))
+    hunks = read_table(tmp_path / "pre" / "hunks.parquet").to_pylist()
+    on_hunks = {r["comment_id"] for r in hunks if r["y"] == 1}
+    forge_marked = {cid for cid, login in posted.items() if ACCOUNTS[login][0] == "Bot"}
+    assert on_hunks and not on_hunks & forge_marked
+    dropped = {r["comment_id"]: r for r in read_table(tmp_path / "pre" / "dropped.parquet").to_pylist()
+               if r["kind"] == "hunk_comment"}
+    for cid in forge_marked:
+        want = "ai_reviewer_comment" if ACCOUNTS[posted[cid]][1] == "ai_reviewer" else "bot_comment"
+        assert dropped[cid]["reason"] == want and "type=Bot" in dropped[cid]["detail"]
