@@ -201,6 +201,13 @@ def test_the_filter_drops_bots_and_ai_reviewers_and_no_human(github_run):
     assert "`ci-lint`" in markdown and "ci-lint" in templated  # (the other bots here post templates too)
     assert not templated & {login for login, (_, what) in ACCOUNTS.items() if what == "human"}
     assert runs["drop"]["removed_by_filter"]["triplet"]["ai_reviewer"] == 4 * N_PULLS
+    # the card nests the report as the export reads it (read_table keeps the metadata)
+    from revmine.io.filter_report import report_markdown
+    from revmine.schema import FILTER_REPORT_SCHEMA
+    card_part = report_markdown(read_table(root / "filtered-drop" / "filter_report.parquet",
+                                           expect=FILTER_REPORT_SCHEMA), level=2)
+    assert "### Who commented" in card_part
+    assert "| github | octo/demo | 16; 16 | 24; 24 | 32; 32 | 56 |" in card_part  # human, bot, ai_reviewer, dropped
 
 
 def test_ai_reviewers_kept_or_separated(github_run):

@@ -7,6 +7,11 @@ removed row is counted once, under the first filter that removed it (as in the p
 filter               applies  removes
 ==================== ======== ===========================================================================
 ``author_comment``   triplets comments written by the change's owner (answers, not requests)
+``bot``              triplets comments written by a bot: the miners' ``comment_author_kind`` (GitHub ``type: Bot``
+                              and ``[bot]`` logins, Gerrit service users and robot comments, listed accounts)
+                              or an account whose comments in the project are templates (:mod:`.authors`)
+``ai_reviewer``      triplets comments written by an AI reviewer (``ai_reviewers``: ``drop``, the default;
+                              ``keep``; ``separate``: dropped and written to ``ai_reviewers/candidates.parquet``)
 ``not_linked``       triplets comments whose lines are not inside the method's lines
 ``unprocessable``    triplets (report only) comments the preprocess stage could not process
 ``unchanged``        both     m_s and m_r equal after abstraction (token for token)
@@ -24,8 +29,9 @@ The ``noise`` step depends on the *profile* (:data:`PROFILES`, ``revmine filter 
 profile`` in a job file): ``revmine`` (default) flags a comment when revmine's keyword rules
 (:mod:`.rules`) or its classifier (:mod:`.classifier`, or ``noise_model``) say so; ``tufano2021`` runs the
 keyword logic of the 2021 replication package exactly (:mod:`.tufano2021`) and, as the authors' trained
-classifier was not published, no classifier unless ``noise_model`` is given. The profile changes nothing
-else: every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
+classifier was not published, no classifier unless ``noise_model`` is given. The profile changes one thing
+more: ``tufano2021`` runs neither ``bot`` nor ``ai_reviewer`` (the 2021 filters had no such step; the report
+shows them skipped); every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
 in the Markdown report, and each dropped comment's ``detail`` names the rule that removed it.
 
 The report (:mod:`revmine.io.filter_report`) also counts the comments the preprocess stage dropped, when its
@@ -40,6 +46,10 @@ with the same code) always lands in one split. Which rows of a cluster are *dupl
 the triplets of its cluster whose cleaned comment (``comment_abstract``) is identical token for token. Two
 triplets with near-identical code but different comments are two examples (the 2021 dataset keeps both) and
 both stay. One row per duplicate group is kept (the smallest id).
+
+Who commented is counted per source, project and author kind (:func:`comment_authors`: distinct comments,
+triplets, and those ``bot`` and ``ai_reviewer`` dropped; a template account's as a bot's) into the report's
+metadata and Markdown ("Who commented"), with the template accounts found, so the card and the run report show it.
 
 Each row gets a stable ``id`` (:func:`revmine.io.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
@@ -82,7 +92,8 @@ from . import tufano2021
 from .authors import template_accounts
 
 __all__ = [
-    "FILTERS", "PROFILES", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
+    "AI_REVIEWER_MODES", "FILTERS", "PROFILES", "FilterOptions", "Removal", "ai_reviewer", "author_comment",
+    "author_kind", "bot", "comment_authors", "exact_duplicate", "filter_candidates",
     "multiple_comments", "near_duplicate", "new_identifiers", "noise", "noise_filter_description", "noise_reasons",
     "not_linked", "report_markdown", "too_long", "unchanged",
 ]
