@@ -329,3 +329,13 @@ def test_hunk_rows_take_no_bot_or_ai_reviewer_comment(github_run, tmp_path):
     for cid in forge_marked:
         want = "ai_reviewer_comment" if ACCOUNTS[posted[cid]][1] == "ai_reviewer" else "bot_comment"
         assert dropped[cid]["reason"] == want and "type=Bot" in dropped[cid]["detail"]
+
+
+def test_the_published_2021_comments_make_no_template_account(tufano_dir):
+    """People's comments (the 1,719 of the 2021 test split) never make an account a template, even all under
+    one account: the template check cannot cost the 2021 rebuild a row."""
+    from tufano_forge import read_rows
+
+    rows = read_rows(tufano_dir)
+    assert len(rows) == 1719
+    assert template_accounts([("demo", "one", str(r.index), f"c{r.index}", r.comment) for r in rows]) == {}
