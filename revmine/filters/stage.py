@@ -184,7 +184,8 @@ def ai_reviewer(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) 
     kind, author, who = rows.col("kind"), rows.col("comment_author"), rows.col("comment_author_kind")
     if options.ai_reviewers == "keep":
         return _removal(alive, lambda i: None)
-    return _removal(alive, lambda i: f"comment by an AI reviewer {author[i]!r} ({rows.col('comment_author_evidence')[i]})"
+    evidence = rows.col("comment_author_evidence")
+    return _removal(alive, lambda i: f"comment by an AI reviewer {author[i]!r} ({evidence[i]})"
                     if kind[i] == TRIPLET and who[i] == AuthorKind.AI_REVIEWER else None)
 
 
@@ -442,15 +443,13 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     # the report counts them under its filters, this stage's result and dropped.parquet do not: say how many
     from_preprocess: dict[str, int] = dict(sorted(Counter(
         step for step, _, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
-    report_metadata = {PROFILE_KEY: noise_filter_description(options),
-                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {})}
-    report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     authors = comment_authors(rows, dropped_by)
     templates = [{"project": project, "author": author, "evidence": evidence}
                  for (project, author), evidence in sorted(_templates(rows).items())]
-    report_metadata.update({AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)})
-    report = report.replace_schema_metadata({**(report.schema.metadata or {}), AUTHORS_KEY: report_metadata[AUTHORS_KEY],
-                                             TEMPLATES_KEY: report_metadata[TEMPLATES_KEY]})
+    report_metadata = {PROFILE_KEY: noise_filter_description(options),
+                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {}),
+                       AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)}
+    report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     candidates = len(rows)
     del rows, table
     separate = options.ai_reviewers == "separate"
