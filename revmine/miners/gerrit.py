@@ -233,8 +233,8 @@ class GerritMiner(Miner):
 
     def _robot_comments(self, change: dict) -> list[tuple[dict, Any, bool]]:
         """The change's robot comments (``GET /changes/{id}/robotcomments``, same shape as the comments plus
-        ``robot_id``), as [(listing, response, True)]; none where the server has no such endpoint (404: Gerrit
-        removed robot comments after 3.10)."""
+        ``robot_id``), as [(listing, response, True)]; none when not asked, or where the server answers 404 (a
+        server without the endpoint)."""
         if not self.robot_comments:
             return []
         url = f"{self.url}/changes/{self._change_id(change)}/robotcomments"
