@@ -444,8 +444,11 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     from_preprocess: dict[str, int] = dict(sorted(Counter(
         step for step, _, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
     authors = comment_authors(rows, dropped_by)
+    # the accounts the template check made bots (not those the forge or the list already named)
+    named = {(p, a) for p, a, k in zip(rows.col("project"), rows.col("comment_author"), rows.col("comment_author_kind"))
+             if k in (AuthorKind.BOT, AuthorKind.AI_REVIEWER)}
     templates = [{"project": project, "author": author, "evidence": evidence}
-                 for (project, author), evidence in sorted(_templates(rows).items())]
+                 for (project, author), evidence in sorted(_templates(rows).items()) if (project, author) not in named]
     report_metadata = {PROFILE_KEY: noise_filter_description(options),
                        **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {}),
                        AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)}

@@ -41,7 +41,8 @@ UNKNOWN = "unknown"
 #: filter_report.parquet's metadata key for who wrote the triplets' comments, per project (JSON, a list of
 #: {source, project, author_kind, comments, triplets, dropped}: see ``filters.stage.comment_authors``)
 AUTHORS_KEY = "revmine.comment_authors"
-#: its metadata key for the accounts the filter found to post templates (JSON: [{project, author, evidence}])
+#: its metadata key for the accounts that only the filter's template check found to be bots (JSON: [{project,
+#: author, evidence}]; accounts the forge or the list already names are not repeated)
 TEMPLATES_KEY = "revmine.template_accounts"
 #: the author kind of a comment mined before revmine recorded it
 UNRECORDED = "not recorded"
@@ -167,7 +168,8 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
         lines += authors_markdown(authors, level + 1)
     templates = json.loads((report.schema.metadata or {}).get(TEMPLATES_KEY.encode(), b"[]"))
     if templates:
-        lines += ["Accounts found to post templates (their comments count as a bot's):", "",
+        lines += ["Accounts the forge does not mark as bots but found to post templates (their comments count as a "
+                  "bot's):", "",
                   *(f"- {t['project']}: `{t['author']}` ({t['evidence']})" for t in templates), ""]
     return "\n".join(lines)
 
