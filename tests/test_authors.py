@@ -338,3 +338,25 @@ def test_the_published_2021_comments_make_no_template_account(tufano_dir):
     rows = read_rows(tufano_dir)
     assert len(rows) == 1719
     assert template_accounts([("demo", "one", str(r.index), f"c{r.index}", r.comment) for r in rows]) == {}
+
+
+def test_a_jobs_own_list_names_a_gerrit_ci_account(tmp_path):
+    """``[job] known_accounts``: a Gerrit instance's CI account, an ordinary account there, listed by the job."""
+    forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=1)
+    comments = forge.gerrit_comments[1]["src/Foo1.java"]
+    ci = {"_account_id": 3100, "name": "Zuul", "username": "zuul", "email": "zuul@example.org"}
+    comments.append({**copy.deepcopy(comments[0]), "id": "zuul1", "message": "Build succeeded.", "author": ci})
+    listed = tmp_path / "our-bots.csv"
+    listed.write_text(KNOWN_ACCOUNTS.read_text(encoding="utf-8").splitlines()[0] + "\n"
+                      "zuul,gerrit,bot,Zuul CI,https://zuul-ci.org/docs/zuul/,2026-11-28\n", encoding="utf-8")
+    with ForgeServer(forge) as srv:
+        mine_gerrit(srv.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=JobOptions(progress=False, known_accounts=listed))
+        listed.write_text(KNOWN_ACCOUNTS.read_text(encoding="utf-8").splitlines()[0] + "\n"
+                          "zuul,gerrit,bot,Zuul CI,https://zuul-ci.org/docs/zuul/,yesterday\n", encoding="utf-8")
+        with pytest.raises(InputError, match=r"our-bots.csv:2 \[checked\]"):
+            mine_gerrit(srv.gerrit_url, "demo/app", tmp_path / "again", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                        options=JobOptions(progress=False, known_accounts=listed))
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    kinds = {c["id"]: (c["author_kind"], c["author_evidence"]) for r in rows for c in r["comments"]}
+    assert kinds["zuul1"] == ("bot", "list=bot:Zuul CI") and kinds["c1a"] == ("human", None)

@@ -30,7 +30,9 @@ told across changes, which a miner (one change at a time) does not see: the filt
 project (:mod:`revmine.filters.authors`).
 
 The list is data, not code: each entry names the documentation or published page its login comes from and
-the day it was checked (``review_bots.csv``; provenance in ``review_bots-SOURCE.md``). A row that does not
+the day it was checked (``review_bots.csv``; provenance in ``review_bots-SOURCE.md``). A job adds its own
+(``[job] known_accounts = "my-bots.csv"``, the same columns: a Gerrit instance's CI accounts, say), whose rows
+win over the shipped ones; a resumed job reads it again, so changes mined before an edit keep their kinds. A row that does not
 read (a missing field, an unknown kind or forge, a bad date) is refused with its file, row and field.
 """
 
@@ -104,10 +106,21 @@ def read_known_accounts(path: str | Path = KNOWN_ACCOUNTS) -> dict[tuple[str, st
     return accounts
 
 
-@lru_cache(maxsize=4)
-def known_accounts(path: str | None = None) -> dict[tuple[str, str], KnownAccount]:
-    """The list read once per process (the shipped one by default)."""
-    return read_known_accounts(path or KNOWN_ACCOUNTS)
+Accounts = Mapping[tuple[str, str], KnownAccount]
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> dict[tuple[str, str], KnownAccount]:
+    return read_known_accounts(KNOWN_ACCOUNTS)
+
+
+def known_accounts(extra: str | Path | None = None) -> Accounts:
+    """The shipped list (read once per process), and a user's list of more accounts (``[job] known_accounts``,
+    same columns, read at each call) whose rows win over the shipped ones (a project's CI accounts, an AI
+    reviewer the shipped list lacks)."""
+    if extra is None:
+        return _shipped()
+    return {**_shipped(), **read_known_accounts(extra)}
 
 
 def _decide(signs: list[str], listed: KnownAccount | None) -> tuple[str, str | None]:
@@ -117,8 +130,9 @@ def _decide(signs: list[str], listed: KnownAccount | None) -> tuple[str, str | N
     return (BOT if signs else HUMAN), (";".join(signs) or None)
 
 
-def github_author(user: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """(kind, evidence) of a GitHub ``user`` object (a deleted account, ``null``, is a human: ``ghost``)."""
+def github_author(user: Mapping[str, Any] | None, known: Accounts | None = None) -> tuple[str, str | None]:
+    """(kind, evidence) of a GitHub ``user`` object (a deleted account, ``null``, is a human: ``ghost``), with
+    ``known`` accounts (default: the shipped list)."""
     if not user:
         return HUMAN, None
     login = str(user.get("login") or "")
@@ -127,22 +141,24 @@ def github_author(user: Mapping[str, Any] | None) -> tuple[str, str | None]:
         signs.append("type=Bot")
     if login.lower().endswith("[bot]"):
         signs.append("login=[bot]")
-    return _decide(signs, known_accounts().get(("github", login.lower())))
+    return _decide(signs, (known_accounts() if known is None else known).get(("github", login.lower())))
 
 
-def gerrit_author(account: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """(kind, evidence) of a Gerrit AccountInfo (``tags`` needs detailed account information)."""
+def gerrit_author(account: Mapping[str, Any] | None, known: Accounts | None = None) -> tuple[str, str | None]:
+    """(kind, evidence) of a Gerrit AccountInfo (``tags`` needs detailed account information); the list is
+    matched on the username, the e-mail and the full name."""
     if not account:
         return HUMAN, None
     signs = [f"tags={SERVICE_USER}"] if SERVICE_USER in (account.get("tags") or ()) else []
-    known = known_accounts()
+    known = known_accounts() if known is None else known
     listed = next((known[("gerrit", str(account[key]).lower())] for key in ("username", "email", "name")
                    if account.get(key) is not None and ("gerrit", str(account[key]).lower()) in known), None)
     return _decide(signs, listed)
 
 
-def robot_comment(account: Mapping[str, Any] | None, robot_id: str | None) -> tuple[str, str]:
+def robot_comment(account: Mapping[str, Any] | None, robot_id: str | None,
+                  known: Accounts | None = None) -> tuple[str, str]:
     """(kind, evidence) of a Gerrit robot comment: a bot, with the account's own signs kept as evidence."""
-    kind, evidence = gerrit_author(account)
+    kind, evidence = gerrit_author(account, known)
     signs = [f"robot_comment:{robot_id or '?'}", *([evidence] if evidence else [])]
     return (kind if kind == AI_REVIEWER else BOT), ";".join(signs)

@@ -46,7 +46,7 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from ..lang.languages import DEFAULT_LANGUAGES
-from .authors import gerrit_author, robot_comment
+from .authors import Accounts, gerrit_author, robot_comment
 from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round
 from .http import BadField, Client, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
@@ -76,9 +76,11 @@ class GerritMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, url: str, project: str, since: datetime, until: datetime,
-                 page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES, robot_comments: bool = False):
+                 page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES, robot_comments: bool = False,
+                 accounts: Accounts | None = None):
         self.client = client
         self.robot_comments = robot_comments
+        self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
         self.languages = languages
         self.url = url.rstrip("/")
         client.authenticate_under(f"{self.url}/", f"{self.url}/a/")
@@ -210,7 +212,7 @@ class GerritMiner(Miner):
                     if not reads(path, self.languages):
                         continue
                     for item in items:
-                        comment, patch_set = self._comment(item, path, owner, robots)
+                        comment, patch_set = self._comment(item, path, owner, robots, self.accounts)
                         grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
                         if not comment["is_owner"]:
                             reviewed.add(patch_set)
@@ -247,7 +249,8 @@ class GerritMiner(Miner):
         return [(listing, response, True)]
 
     @staticmethod
-    def _comment(item: Any, path: str, owner: dict, robot: bool = False) -> tuple[dict, int]:
+    def _comment(item: Any, path: str, owner: dict, robot: bool = False,
+                 accounts: Accounts | None = None) -> tuple[dict, int]:
         """A CommentInfo (or RobotCommentInfo) as a ``COMMENT_TYPE`` dict and its patch set (fields checked:
         :class:`BadField`)."""
         what = f"{'robot ' if robot else ''}comment {typed(item, 'id', str, f'a comment on {path!r}', required=True)!r}"
@@ -259,7 +262,8 @@ class GerritMiner(Miner):
         tags = typed(author, "tags", list, f"{what}.author")
         if tags is not None and not all(isinstance(tag, str) for tag in tags):
             raise BadField(f"{what}.author: tags holds a non-string")
-        kind, evidence = robot_comment(author, typed(item, "robot_id", str, what)) if robot else gerrit_author(author)
+        kind, evidence = (robot_comment(author, typed(item, "robot_id", str, what), accounts) if robot
+                          else gerrit_author(author, accounts))
 
         def span(key: str) -> int | None:
             return typed(rng, key, int, f"{what}.range")

@@ -45,7 +45,7 @@ from urllib.parse import quote, urlsplit
 
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
-from .authors import github_author
+from .authors import Accounts, github_author
 from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
@@ -73,11 +73,13 @@ class GitHubMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
-                 api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES):
+                 api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+                 accounts: Accounts | None = None):
         if repo.count("/") != 1 or not all(repo.split("/")):
             raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
         self.client = client
         self.languages = languages
+        self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
         self.project = repo
         self.api = api_url.rstrip("/")
         host = host_of(self.api)
@@ -173,7 +175,7 @@ class GitHubMiner(Miner):
         comments = []
         for page, response in self._pages(f"{base}/comments", fresh_after=updated):
             with self.client.validating(response):
-                comments += [c for c in (self._comment(item, owner) for item in page)
+                comments += [c for c in (self._comment(item, owner, self.accounts) for item in page)
                              if reads(c[0]["path"], self.languages)]
         if not any(not c["is_owner"] for c, _ in comments):
             return Mined()
@@ -235,7 +237,7 @@ class GitHubMiner(Miner):
         return afters
 
     @staticmethod
-    def _comment(item: Any, owner: str | None) -> tuple[dict, str]:
+    def _comment(item: Any, owner: str | None, accounts: Accounts | None = None) -> tuple[dict, str]:
         """A review comment as a ``COMMENT_TYPE`` dict and the commit it was made on (fields checked)."""
         what = f"review comment {typed(item, 'id', int, 'a review comment', required=True)}"
         sha = typed(item, "original_commit_id", str, what) or typed(item, "commit_id", str, what, required=True)
@@ -243,7 +245,7 @@ class GitHubMiner(Miner):
         user = typed(item, "user", dict, what)
         author = _login(user, f"{what}.user")
         typed(user or {}, "type", str, f"{what}.user")
-        kind, evidence = github_author(user)
+        kind, evidence = github_author(user, accounts)
         reply = typed(item, "in_reply_to_id", int, what)
         return {
             "id": str(item["id"]), "author": author, "is_owner": author is not None and author == owner,
