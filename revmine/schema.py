@@ -34,9 +34,12 @@ COMMENT_TYPE = pa.struct([
     pa.field("created", pa.timestamp("us", tz="UTC")),
     pa.field("unresolved", pa.bool_()),
     pa.field("outdated", pa.bool_()),  # GitHub: anchored by original_* fields only
+    # rounds/3: who wrote it (revmine.miners.authors): "human" | "bot" | "ai_reviewer", and the signs found
+    pa.field("author_kind", pa.string()),
+    pa.field("author_evidence", pa.string()),  # e.g. "type=Bot;login=[bot]", "tags=SERVICE_USER"
 ])
 
-ROUNDS_NAME, ROUNDS_VERSION = "rounds", 2  # 2: language, content_base
+ROUNDS_NAME, ROUNDS_VERSION = "rounds", 3  # 2: language, content_base; 3: comments' author_kind, author_evidence
 
 #: One row per (review round, file in a language mined): the file at the change's base, as submitted, as
 #: revised, and the comments on it.
@@ -91,11 +94,23 @@ class DropReason:
     # hunk-level rows (CodeReviewer's): which comments make none
     OUTSIDE_HUNK = "outside_hunk"  # the comment's line is in no hunk of the base -> submitted diff
     OWNER_COMMENT = "owner_comment"  # written by the change's owner, not a reviewer
+    BOT_COMMENT = "bot_comment"  # written by a bot (the comment's author_kind)
+    AI_REVIEWER_COMMENT = "ai_reviewer_comment"  # written by an AI reviewer (the comment's author_kind)
     REPLY = "reply"  # an answer in a thread, not the reviewer's first comment
     NO_BASE = "no_base"  # the base revision's file could not be read (the hunks need it)
 
 
-CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 3  # 3: language
+class AuthorKind:
+    """Values of a comment's ``author_kind`` (``comment_author_kind`` in the rows): who wrote it, as the miners
+    read it from the forge (:mod:`revmine.miners.authors`); None in files mined before it was recorded."""
+
+    HUMAN = "human"
+    BOT = "bot"  # CI, linters, dependency and coverage bots, Gerrit service users, robot comments
+    AI_REVIEWER = "ai_reviewer"  # an AI code-review service (listed in revmine/data/review_bots.csv)
+    ALL = (HUMAN, BOT, AI_REVIEWER)
+
+
+CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 4  # 3: language; 4: comment_author_kind, _evidence
 
 #: Provenance shared by candidate and dropped rows: back to the round, the file and the comment.
 _PROVENANCE_FIELDS: list[pa.Field] = [
@@ -109,6 +124,8 @@ _PROVENANCE_FIELDS: list[pa.Field] = [
     pa.field("comment_id", pa.string()),
     pa.field("comment_author", pa.string()),
     pa.field("comment_is_owner", pa.bool_()),
+    pa.field("comment_author_kind", pa.string()),  # the comment's author_kind (human, bot, ai_reviewer)
+    pa.field("comment_author_evidence", pa.string()),  # and its author_evidence
     pa.field("comment_in_reply_to", pa.string()),
     pa.field("comment_start_line", pa.int32()),  # the comment's line range on the revision submitted
     pa.field("comment_end_line", pa.int32()),
@@ -144,7 +161,7 @@ CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
     pa.field("m_s_marked", pa.large_string()),
 ])
 
-DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 2  # 2: language
+DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 3  # 2: language; 3: comment_author_kind, _evidence
 
 #: Every input of the preprocess stage that made no candidate, with the reason (``DropReason``).
 DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
@@ -206,12 +223,12 @@ _DATASET_KEY_FIELDS: list[pa.Field] = [
     pa.field("cluster_id", pa.string(), nullable=False),
 ]
 
-FILTERED_NAME, FILTERED_VERSION = "filtered", 3  # 3: language
+FILTERED_NAME, FILTERED_VERSION = "filtered", 4  # 3: language; 4: comment_author_kind, _evidence
 
 #: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
 FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
 
-FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 3  # 3: language
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 4  # 3: language; 4: comment_author_kind, _evidence
 
 #: A candidate removed by a dataset filter or by the split, with the filter's name and why.
 FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, [
@@ -238,7 +255,7 @@ FILTER_REPORT_SCHEMA = _versioned(FILTER_REPORT_NAME, FILTER_REPORT_VERSION, [
     pa.field("ran", pa.bool_(), nullable=False),  # False: the filter was skipped (or had no row to look at)
 ])
 
-DATASET_NAME, DATASET_VERSION = "dataset", 3  # 3: language
+DATASET_NAME, DATASET_VERSION = "dataset", 4  # 3: language; 4: comment_author_kind, _evidence
 
 #: One example of a split (``train.parquet``, ``eval.parquet``, ``test.parquet``, and the export).
 DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
@@ -324,13 +341,20 @@ AGREEMENT_SCHEMA = _versioned(
 
 
 #: Files of an earlier version that readers still take: the columns each lacks and what they meant there
-#: (before ``language`` every row was Java; a round mined before ``content_base`` has no base text). A reader
-#: adds them with these values (:func:`revmine.io.store.upgraded`), so no stage needs to know.
+#: (before ``language`` every row was Java; a round mined before ``content_base`` has no base text; a comment
+#: mined before ``author_kind`` has no recorded kind: None, which the filters take as not known, i.e. kept,
+#: the template check aside). A reader adds them with these values (:func:`revmine.io.store.upgraded`), so no
+#: stage needs to know. ``rounds/2`` lacks two fields inside its comments' structs, not columns: a dotted name
+#: (``comments.author_kind``) is a field of a list of structs, added as null.
+_NO_AUTHOR_KIND: dict[str, str | None] = {"comment_author_kind": None, "comment_author_evidence": None}
+_ROW_SCHEMAS = ((CANDIDATES_NAME, CANDIDATES_VERSION), (DROPPED_NAME, DROPPED_VERSION),
+                (FILTERED_NAME, FILTERED_VERSION), (FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION),
+                (DATASET_NAME, DATASET_VERSION))
 UPGRADES: dict[str, dict[str, str | None]] = {
     f"{ROUNDS_NAME}/1": {"language": "java", "content_base": None},
-    **{f"{name}/{version - 1}": {"language": "java"} for name, version in (
-        (CANDIDATES_NAME, CANDIDATES_VERSION), (DROPPED_NAME, DROPPED_VERSION), (FILTERED_NAME, FILTERED_VERSION),
-        (FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION), (DATASET_NAME, DATASET_VERSION))},
+    f"{ROUNDS_NAME}/2": {"comments.author_kind": None, "comments.author_evidence": None},
+    **{f"{name}/{version - 2}": {"language": "java", **_NO_AUTHOR_KIND} for name, version in _ROW_SCHEMAS},
+    **{f"{name}/{version - 1}": dict(_NO_AUTHOR_KIND) for name, version in _ROW_SCHEMAS},
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
 }
 

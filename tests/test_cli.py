@@ -156,7 +156,7 @@ def test_stage_commands_print_text_or_json_and_report_progress_unless_quiet(
     candidates = str(tmp_path / "pre" / "candidates.parquet")
     assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f")]) == 0
     printed = capsys.readouterr()
-    assert "| **kept** |" in printed.out and "filter: 9/9 filters" in printed.err
+    assert "| **kept** |" in printed.out and "filter: 11/11 filters" in printed.err
     assert main(["filter", "--candidates", candidates, "--out", str(tmp_path / "f"), "--json", "-q"]) == 0
     filtered = json.loads(capsys.readouterr().out)
     assert filtered["kept"] == 53  # the 26 triplets and 27 pairs examples/mining/README.md works out by hand

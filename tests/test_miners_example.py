@@ -23,7 +23,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mining"
 
 def mine(out: Path) -> tuple[dict, list[dict]]:
     manifest = run_job(EXAMPLE / "job.toml", out, JobOptions(progress=False))
-    return manifest, read_table(out / "rounds.parquet", expect="rounds/2").to_pylist()
+    return manifest, read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
 
 
 #: examples/mining/repos/textkit/reviews.toml: changes 201-224, one class each, reviewed once on patch set 1.

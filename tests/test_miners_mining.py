@@ -43,7 +43,7 @@ def opts(**kw) -> JobOptions:
 
 
 def keys(out: Path) -> list[tuple[str, str]]:
-    table = read_table(out / "rounds.parquet", expect="rounds/2", columns=["round_id", "path_before"])
+    table = read_table(out / "rounds.parquet", expect="rounds/3", columns=["round_id", "path_before"])
     return sorted(zip(table.column("round_id").to_pylist(), table.column("path_before").to_pylist()))
 
 
@@ -56,7 +56,7 @@ def test_gerrit_rounds(server, tmp_path):
     forge = server.forge
     m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL,
                     clone_url=str(forge.gerrit_repo), options=opts())
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/2").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
     assert len(rows) == forge.expected["gerrit_rows"]
     status = Counter(r["file_status"] for r in rows)
     assert status == {"modified": 2, "renamed": 2, "deleted": 2}

@@ -120,6 +120,9 @@ _COLUMN_DOCS = {
     "comment_id": "the reviewer comment's id on its host",
     "comment_author": "the comment's author",
     "comment_is_owner": "whether the comment's author owns the change",
+    "comment_author_kind": "who wrote the comment as its forge shows it: human, bot or ai_reviewer",
+    "comment_author_evidence": "the signs of that kind: type=Bot, login=[bot], tags=SERVICE_USER, robot_comment, "
+                               "list=<kind>:<service>",
     "comment_in_reply_to": "the comment this one answers",
     "comment_start_line": "first line of the comment's range in the submitted file",
     "comment_end_line": "last line of the comment's range",

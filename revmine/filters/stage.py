@@ -7,6 +7,11 @@ removed row is counted once, under the first filter that removed it (as in the p
 filter               applies  removes
 ==================== ======== ===========================================================================
 ``author_comment``   triplets comments written by the change's owner (answers, not requests)
+``bot``              triplets comments written by a bot: the miners' ``comment_author_kind`` (GitHub ``type: Bot``
+                              and ``[bot]`` logins, Gerrit service users and robot comments, listed accounts)
+                              or an account whose comments in the project are templates (:mod:`.authors`)
+``ai_reviewer``      triplets comments written by an AI reviewer (``ai_reviewers``: ``drop``, the default;
+                              ``keep``; ``separate``: dropped and written to ``ai_reviewers/candidates.parquet``)
 ``not_linked``       triplets comments whose lines are not inside the method's lines
 ``unprocessable``    triplets (report only) comments the preprocess stage could not process
 ``unchanged``        both     m_s and m_r equal after abstraction (token for token)
@@ -24,8 +29,9 @@ The ``noise`` step depends on the *profile* (:data:`PROFILES`, ``revmine filter 
 profile`` in a job file): ``revmine`` (default) flags a comment when revmine's keyword rules
 (:mod:`.rules`) or its classifier (:mod:`.classifier`, or ``noise_model``) say so; ``tufano2021`` runs the
 keyword logic of the 2021 replication package exactly (:mod:`.tufano2021`) and, as the authors' trained
-classifier was not published, no classifier unless ``noise_model`` is given. The profile changes nothing
-else: every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
+classifier was not published, no classifier unless ``noise_model`` is given. The profile changes one thing
+more: ``tufano2021`` runs neither ``bot`` nor ``ai_reviewer`` (the 2021 filters had no such step; the report
+shows them skipped); every other filter is the same in both. It is recorded in ``filter_report.parquet``'s metadata and
 in the Markdown report, and each dropped comment's ``detail`` names the rule that removed it.
 
 The report (:mod:`revmine.io.filter_report`) also counts the comments the preprocess stage dropped, when its
@@ -41,6 +47,10 @@ the triplets of its cluster whose cleaned comment (``comment_abstract``) is iden
 triplets with near-identical code but different comments are two examples (the 2021 dataset keeps both) and
 both stay. One row per duplicate group is kept (the smallest id).
 
+Who commented is counted per source, project and author kind (:func:`comment_authors`: distinct comments,
+triplets, and those ``bot`` and ``ai_reviewer`` dropped; a template account's as a bot's) into the report's
+metadata and Markdown ("Who commented"), with the template accounts found, so the card and the run report show it.
+
 Each row gets a stable ``id`` (:func:`revmine.io.rows.stable_id`, a hash of its provenance) so that the
 dataset can be traced back to the review, and so that every choice made here (which duplicate is kept) does
 not depend on row order. The filters decide on the columns they read (held in memory, tokenised once); the
@@ -51,13 +61,14 @@ time. The four output files are written into a staged directory that replaces ``
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -65,8 +76,8 @@ import pyarrow as pa
 from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
-from ..io.filter_report import (PREPROCESS_KEY, PROFILE_KEY, UNKNOWN, build_report, preprocess_comments,
-                                preprocess_steps, report_markdown)
+from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PROFILE_KEY, TEMPLATES_KEY, UNKNOWN, UNRECORDED,
+                                build_report, preprocess_comments, preprocess_steps, report_markdown)
 from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
@@ -76,11 +87,13 @@ from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
 from ..runtime.engine import Engine, chunks
 from ..runtime.options import check, option
 from ..runtime.progress import progress_bar
-from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA
+from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA, AuthorKind
 from . import tufano2021
+from .authors import template_accounts
 
 __all__ = [
-    "FILTERS", "PROFILES", "FilterOptions", "Removal", "author_comment", "exact_duplicate", "filter_candidates",
+    "AI_REVIEWER_MODES", "FILTERS", "PROFILES", "FilterOptions", "Removal", "ai_reviewer", "author_comment",
+    "author_kind", "bot", "comment_authors", "exact_duplicate", "filter_candidates",
     "multiple_comments", "near_duplicate", "new_identifiers", "noise", "noise_filter_description", "noise_reasons",
     "not_linked", "report_markdown", "too_long", "unchanged",
 ]
@@ -129,6 +142,51 @@ def author_comment(rows: CandidateRows, alive: np.ndarray, options: FilterOption
     kind, owner, author = rows.col("kind"), rows.col("comment_is_owner"), rows.col("comment_author")
     return _removal(alive, lambda i: f"comment by the change owner {author[i]!r}"
                     if kind[i] == TRIPLET and owner[i] else None)
+
+
+def _templates(rows: CandidateRows) -> dict[tuple[str, str], str]:
+    """The template accounts of the candidates (:mod:`.authors`), found once per run over every triplet."""
+    if "templates" not in rows.memo:
+        kind = rows.col("kind")
+        cols = [rows.col(n) for n in ("project", "comment_author", "change", "comment_id", "comment")]
+        rows.memo["templates"] = template_accounts(
+            [tuple(c[i] for c in cols) for i in range(len(kind)) if kind[i] == TRIPLET])
+    return rows.memo["templates"]
+
+
+def author_kind(rows: CandidateRows, i: int) -> tuple[str | None, str | None]:
+    """Who wrote row i's comment, as the filters see it: the miners' kind and evidence, or ``bot`` with the
+    template evidence when the account's comments in the project are templates (an AI reviewer stays one)."""
+    kind, evidence = rows.col("comment_author_kind")[i], rows.col("comment_author_evidence")[i]
+    if kind != AuthorKind.AI_REVIEWER:
+        template = _templates(rows).get((rows.col("project")[i], rows.col("comment_author")[i]))
+        if template is not None:
+            return AuthorKind.BOT, ";".join(e for e in (evidence, template) if e)
+    return kind, evidence
+
+
+def bot(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Triplets whose comment a bot wrote: the miners' ``comment_author_kind`` (``type: Bot``, ``[bot]``,
+    ``SERVICE_USER``, robot comments, the known accounts) or an account of template comments (:mod:`.authors`)."""
+    kind, author = rows.col("kind"), rows.col("comment_author")
+
+    def decide(i: int) -> str | None:
+        if kind[i] != TRIPLET:
+            return None
+        who, evidence = author_kind(rows, i)
+        return f"comment by a bot {author[i]!r} ({evidence})" if who == AuthorKind.BOT else None
+    return _removal(alive, decide)
+
+
+def ai_reviewer(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
+    """Triplets whose comment an AI reviewer wrote (``ai_reviewers = "drop"`` or ``"separate"``; kept with
+    ``"keep"``)."""
+    kind, author, who = rows.col("kind"), rows.col("comment_author"), rows.col("comment_author_kind")
+    if options.ai_reviewers == "keep":
+        return _removal(alive, lambda i: None)
+    evidence = rows.col("comment_author_evidence")
+    return _removal(alive, lambda i: f"comment by an AI reviewer {author[i]!r} ({evidence[i]})"
+                    if kind[i] == TRIPLET and who[i] == AuthorKind.AI_REVIEWER else None)
 
 
 def not_linked(rows: CandidateRows, alive: np.ndarray, options: FilterOptions) -> Removal:
@@ -308,6 +366,8 @@ def near_duplicate(rows: CandidateRows, alive: np.ndarray, options: FilterOption
 #: The filters in the order they run, with the kinds they apply to.
 FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
     ("author_comment", author_comment, (TRIPLET,)),
+    ("bot", bot, (TRIPLET,)),
+    ("ai_reviewer", ai_reviewer, (TRIPLET,)),
     ("not_linked", not_linked, (TRIPLET,)),
     ("unchanged", unchanged, KINDS),
     ("too_long", too_long, KINDS),
@@ -318,6 +378,12 @@ FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
     ("near_duplicate", near_duplicate, KINDS),
 )
 FILTER_NAMES = tuple(name for name, _, _ in FILTERS)
+#: the steps on who wrote the comment, which the ``tufano2021`` profile does not run (the 2021 filters had none)
+AUTHOR_FILTERS = ("bot", "ai_reviewer")
+#: what ``ai_reviewers`` may say: drop their triplets, keep them in the dataset, or drop them and write them
+#: to a candidates file of their own (``ai_reviewers/candidates.parquet``) for research on AI reviewers
+AI_REVIEWER_MODES = ("drop", "keep", "separate")
+AI_REVIEWERS_DIR = "ai_reviewers"
 
 
 @dataclass(frozen=True)
@@ -337,6 +403,9 @@ class FilterOptions:
     #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
     preprocess_dropped: str | Path | None = None
     skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)
+    ai_reviewers: str = option("drop", "AI reviewers' comments: drop them (default), keep them in the dataset, or "
+                               "separate: drop them and write them as candidates of their own "
+                               f"({AI_REVIEWERS_DIR}/candidates.parquet)", choices=AI_REVIEWER_MODES)
     #: where the noise step and the near-duplicate join run (:mod:`revmine.runtime.engine`; None: in this process);
     #: the other filters are cheap per-row checks or group-bys over the whole table and stay here
     engine: Engine | None = field(default=None, compare=False, repr=False)
@@ -372,7 +441,7 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     dropped_at = np.full(len(rows), -1, np.int64)  # and its row in dropped.parquet
     n_dropped = 0
     for name, function, _ in progress_bar(FILTERS, desc="filter", unit="filter", enabled=progress):
-        if name in options.skip or not alive.size:
+        if name in options.skip or not alive.size or (name in AUTHOR_FILTERS and options.profile == tufano2021.NAME):
             continue
         removal = function(rows, alive, options)
         ran.add(name)
@@ -394,14 +463,26 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     # the report counts them under its filters, this stage's result and dropped.parquet do not: say how many
     from_preprocess: dict[str, int] = dict(sorted(Counter(
         step for step, _, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
+    authors = comment_authors(rows, dropped_by)
+    # the accounts the template check made bots (not those the forge or the list already named)
+    named = {(p, a) for p, a, k in zip(rows.col("project"), rows.col("comment_author"), rows.col("comment_author_kind"))
+             if k in (AuthorKind.BOT, AuthorKind.AI_REVIEWER)}
+    templates = [{"project": project, "author": author, "evidence": evidence}
+                 for (project, author), evidence in sorted(_templates(rows).items()) if (project, author) not in named]
     report_metadata = {PROFILE_KEY: noise_filter_description(options),
-                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {})}
+                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {}),
+                       AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     candidates = len(rows)
     del rows, table
-    with staged_directory(out_dir, (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN)) as staging:
+    separate = options.ai_reviewers == "separate"
+    owned = (KEPT_FILE, DROPPED_FILE, REPORT_FILE, REPORT_MARKDOWN, *((AI_REVIEWERS_DIR,) if separate else ()))
+    with staged_directory(out_dir, owned) as staging:
+        if separate:
+            (staging / AI_REVIEWERS_DIR).mkdir()
         with RowGroupWriter(staging / KEPT_FILE, FILTERED_SCHEMA, ROW_GROUP_ROWS) as kept, \
                 RowGroupWriter(staging / DROPPED_FILE, FILTER_DROPPED_SCHEMA, ROW_GROUP_ROWS) as dropped, \
+                _optional_writer(staging / AI_REVIEWERS_DIR / "candidates.parquet" if separate else None) as by_ai, \
                 Reorder([dropped], spill_dir=staging) as reorder:
             for start, batch in source.batches():
                 end = start + batch.num_rows
@@ -413,6 +494,10 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
                     names, details, clusters = zip(*(dropped_by[start + i] for i in out.tolist()))
                     reorder.add(0, dropped_rows(batch, out.tolist(), list(names), list(details), list(clusters)),
                                 dropped_at[start + out])
+                if by_ai is not None:
+                    ai = [i for i in out.tolist() if dropped_by[start + i][0] == "ai_reviewer"]
+                    if ai:
+                        by_ai.write(batch.take(pa.array(ai, pa.int64())).select(CANDIDATES_SCHEMA.names))
         write_table(report, staging / REPORT_FILE, FILTER_REPORT_SCHEMA, metadata=report_metadata)
         write_text(staging / REPORT_MARKDOWN, report_markdown(report))
     by_filter: dict[str, dict[str, int]] = defaultdict(dict)
@@ -430,4 +515,34 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         "dropped_path": str(out_dir / DROPPED_FILE),
         "report_path": str(out_dir / REPORT_FILE),
         "report_markdown_path": str(out_dir / REPORT_MARKDOWN),
+        # who wrote the triplets' comments, per project, and how many of them the author filters dropped
+        "comment_authors": authors,
+        "template_accounts": templates,
+        **({"ai_reviewers_path": str(out_dir / AI_REVIEWERS_DIR / "candidates.parquet")} if separate else {}),
     }
+
+
+@contextlib.contextmanager
+def _optional_writer(path: Path | None) -> Iterator[RowGroupWriter | None]:
+    if path is None:
+        yield None
+        return
+    with RowGroupWriter(path, CANDIDATES_SCHEMA, ROW_GROUP_ROWS) as writer:
+        yield writer
+
+
+def comment_authors(rows: CandidateRows, dropped_by: list[tuple | None]) -> list[dict[str, Any]]:
+    """Who wrote the triplets' comments, per source, project and kind: distinct comments, their triplets and
+    the triplets the ``bot`` and ``ai_reviewer`` steps dropped (the filter report's "Who commented")."""
+    kind = rows.col("kind")
+    counts: dict[tuple[str, str, str], list] = {}
+    for i in range(len(kind)):
+        if kind[i] != TRIPLET:
+            continue
+        who = author_kind(rows, i)[0] or UNRECORDED
+        entry = counts.setdefault((rows.col("source")[i], rows.col("project")[i], who), [set(), 0, 0])
+        entry[0].add(rows.col("comment_id")[i])
+        entry[1] += 1
+        entry[2] += dropped_by[i] is not None and dropped_by[i][0] in AUTHOR_FILTERS
+    return [{"source": source, "project": project, "author_kind": who, "comments": len(ids), "triplets": n,
+             "dropped": gone} for (source, project, who), (ids, n, gone) in sorted(counts.items())]

@@ -21,7 +21,7 @@ from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .rows import KINDS, PAIR, TRIPLET
 from .store import read_table
 
-__all__ = ["PREPROCESS_KEY", "PROFILE_KEY", "build_report", "preprocess_comments", "preprocess_steps",
+__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED", "authors_markdown", "build_report", "preprocess_comments", "preprocess_steps",
            "report_markdown"]
 
 #: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
@@ -38,11 +38,21 @@ _NOT_LINKED_REASONS = frozenset({
 _PREPROCESS_STEPS = ("author_comment", "not_linked", "unprocessable")
 #: the language of a row that has none (an imported dataset that does not say)
 UNKNOWN = "unknown"
+#: filter_report.parquet's metadata key for who wrote the triplets' comments, per project (JSON, a list of
+#: {source, project, author_kind, comments, triplets, dropped}: see ``filters.stage.comment_authors``)
+AUTHORS_KEY = "revmine.comment_authors"
+#: its metadata key for the accounts that only the filter's template check found to be bots (JSON: [{project,
+#: author, evidence}]; accounts the forge or the list already names are not repeated)
+TEMPLATES_KEY = "revmine.template_accounts"
+#: the author kind of a comment mined before revmine recorded it
+UNRECORDED = "not recorded"
 
 _DESCRIPTIONS: dict[str, str | dict[str, str]] = {
     "input": {TRIPLET: "reviewer comments (candidates and comments the preprocess stage dropped)",
               PAIR: "methods changed in a review round"},
     "author_comment": "comment written by the change's author",
+    "bot": "comment written by a bot (forge's account type, service user, robot comment, known or template account)",
+    "ai_reviewer": "comment written by an AI reviewer (known accounts)",
     "not_linked": "comment not linked to a method",
     "unprocessable": "file or method the preprocess stage could not process",
     "unchanged": "m_s equal to m_r after abstraction",
@@ -144,6 +154,7 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
                   "counted here, under " + ", ".join(f"{step} ({n:,})" for step, n in from_preprocess.items())
                   + "; the filter stage's own dropped.parquet and `removed_by_filter` count only the candidates it "
                   "removed.", ""]
+    authors = json.loads((report.schema.metadata or {}).get(AUTHORS_KEY.encode(), b"[]"))
     for kind in KINDS:
         mine = [r for r in rows if r["kind"] == kind]
         if not any(r["filter"] == "input" and r["source"] == r["language"] == "all" and r["remaining"] for r in mine):
@@ -153,7 +164,33 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
         if len(languages) > 1:
             lines += ["Per language:", ""]
             lines += _table(kind, [r for r in mine if r["source"] == "all"], "language")
+    if authors:
+        lines += authors_markdown(authors, level + 1)
+    templates = json.loads((report.schema.metadata or {}).get(TEMPLATES_KEY.encode(), b"[]"))
+    if templates:
+        lines += ["Accounts the forge does not mark as bots but found to post templates (their comments count as a "
+                  "bot's):", "",
+                  *(f"- {t['project']}: `{t['author']}` ({t['evidence']})" for t in templates), ""]
     return "\n".join(lines)
+
+
+def authors_markdown(authors: list[dict[str, Any]], level: int) -> list[str]:
+    """The "Who commented" table: per project, the triplets' comments by author kind and the triplets the
+    ``bot`` and ``ai_reviewer`` filters dropped."""
+    kinds = ["human", "bot", "ai_reviewer", UNRECORDED]
+    kinds = [k for k in kinds if any(a["author_kind"] == k for a in authors)]
+    projects = list(dict.fromkeys((a["source"], a["project"]) for a in authors))
+    cell = {(a["source"], a["project"], a["author_kind"]): a for a in authors}
+    lines = [f"{'#' * level} Who commented", "",
+             "Reviewer comments of the triplets per project and author kind (comments; triplets), and the triplets the",
+             "`bot` and `ai_reviewer` filters dropped.", "",
+             "| source | project | " + " | ".join(kinds) + " | dropped |", "|---|---|" + "---:|" * (len(kinds) + 1)]
+    for source, project in projects:
+        here = [cell.get((source, project, k)) for k in kinds]
+        lines.append(f"| {source} | {project} | " + " | ".join(
+            f"{a['comments']:,}; {a['triplets']:,}" if a else "0" for a in here)
+            + f" | {sum(a['dropped'] for a in here if a):,} |")
+    return lines + [""]
 
 
 def _table(kind: str, rows: list[dict[str, Any]], column: str) -> list[str]:

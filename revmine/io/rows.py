@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, schema_id
+from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, AuthorKind, schema_id
 from .store import Parts, check_columns
 
 __all__ = [
@@ -154,6 +154,11 @@ class CandidateFile:
         if bad is not None:
             raise InputError(self.path, f"row {start + bad + 1}: kind {kinds[bad]!r} is not one of {KINDS}",
                              line=start + bad + 1, field="kind")
+        authors = table.column("comment_author_kind").to_pylist()
+        bad = next((i for i, value in enumerate(authors) if value is not None and value not in AuthorKind.ALL), None)
+        if bad is not None:
+            raise InputError(self.path, f"row {start + bad + 1}: comment_author_kind {authors[bad]!r} is not one of "
+                             f"{AuthorKind.ALL}", line=start + bad + 1, field="comment_author_kind")
         marked = table.column("m_s_marked").to_pylist()
         bad = next((i for i, (kind, value) in enumerate(zip(kinds, marked)) if kind == TRIPLET and value is None), None)
         if bad is not None:  # src2 of the export would get an empty line
@@ -174,6 +179,8 @@ class CandidateRows:
         self.source = source
         self._columns: dict[str, list[Any]] = {}
         self._tokens: dict[str, list[list[str]]] = {}
+        #: what a filter computes over the whole table once and another reads (the template accounts)
+        self.memo: dict[str, Any] = {}
 
     def passenger(self, name: str, positions: Sequence[int]) -> list[Any]:
         """``name``'s values at ``positions``, for a column the working table leaves out

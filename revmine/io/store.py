@@ -236,11 +236,26 @@ def upgraded(data: pa.Table | pa.RecordBatch, found: pa.Schema, columns: Sequenc
         return data
     current = _current_schema(found)
     names = list(columns) if columns else [n for n in current.names if n in added or n in data.schema.names]
+    nested = {name.split(".", 1)[0] for name in added if "." in name}  # a list of structs that gained fields
     arrays = [pa.array([added[name]] * data.num_rows, current.field(name).type) if name in added
-              and name not in data.schema.names else data.column(name) for name in names]
+              and name not in data.schema.names else _with_fields(data.column(name), current.field(name).type)
+              if name in nested else data.column(name) for name in names]
     build = pa.Table.from_arrays if isinstance(data, pa.Table) else pa.RecordBatch.from_arrays
-    return build(arrays, schema=pa.schema([current.field(n) if n in added else data.schema.field(n) for n in names],
-                                          metadata=current.metadata))
+    return build(arrays, schema=pa.schema([current.field(n) if n in added or n in nested else data.schema.field(n)
+                                           for n in names], metadata=current.metadata))
+
+
+def _with_fields(column: pa.Array | pa.ChunkedArray, wanted: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """A list-of-structs column with the struct fields of ``wanted`` it lacks added as nulls (an earlier
+    version's comments, ``schema.UPGRADES``' dotted names)."""
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([_with_fields(chunk, wanted) for chunk in column.chunks], wanted)
+    values = column.values
+    struct = wanted.value_type
+    fields = [values.field(f.name) if values.type.get_field_index(f.name) >= 0 else pa.nulls(len(values), f.type)
+              for f in struct]
+    rebuilt = pa.StructArray.from_arrays(fields, fields=list(struct), mask=values.is_null())
+    return pa.ListArray.from_arrays(column.offsets, rebuilt, type=wanted, mask=column.is_null())
 
 
 def _current_schema(found: pa.Schema) -> pa.Schema:
@@ -275,7 +290,8 @@ def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema
         index = found.get_field_index(name)
         if index < 0:
             raise InputError(path, f"missing column (expected {wanted.type})", field=name)
-        if not _fits(found.field(index).type, wanted.type):
+        missing_ok = {n.split(".", 1)[1] for n in added if n.startswith(f"{name}.")}
+        if not _fits(found.field(index).type, wanted.type, missing_ok):
             raise InputError(path, f"column of type {found.field(index).type}, expected {wanted.type}", field=name)
 
 
@@ -284,17 +300,19 @@ _KINDS = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.typ
           lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t))
 
 
-def _fits(found: pa.DataType, wanted: pa.DataType) -> bool:
-    """``found`` holds values of ``wanted``'s kind (an all-null column fits anything)."""
+def _fits(found: pa.DataType, wanted: pa.DataType, missing_ok: set[str] = frozenset()) -> bool:
+    """``found`` holds values of ``wanted``'s kind (an all-null column fits anything); struct fields named in
+    ``missing_ok`` may be absent (an earlier version's, added by :func:`upgraded`)."""
     if found == wanted or pa.types.is_null(found):
         return True
     if pa.types.is_list(wanted) or pa.types.is_large_list(wanted):
         return (pa.types.is_list(found) or pa.types.is_large_list(found)) and _fits(found.value_type,
-                                                                                     wanted.value_type)
+                                                                                     wanted.value_type, missing_ok)
     if pa.types.is_struct(wanted):
         if not pa.types.is_struct(found):
             return False
         names = [found.field(i).name for i in range(found.num_fields)]
+        wanted = pa.struct([f for f in wanted if f.name in names or f.name not in missing_ok])
         return all(wanted.field(i).name in names
                    and _fits(found.field(wanted.field(i).name).type, wanted.field(i).type)
                    for i in range(wanted.num_fields))

@@ -19,6 +19,16 @@ cannot have a round, so its comments are neither fetched nor counted), plus the 
 up to ``page_size`` changes. The window is on a change's *last* update: a change updated after
 ``until`` is outside the run.
 
+Who wrote each comment (human, bot, AI reviewer; :mod:`revmine.miners.authors`): the author's AccountInfo
+``tags`` (``SERVICE_USER``: an account of the "Service Users" group; Gerrit sets ``tags`` on detailed account
+information, which the comment endpoints give), the list of known accounts, and robot comments. Robot comments
+live at their own endpoint (``GET /changes/{id}/robotcomments``) and are mined only when asked (``[job]
+robot_comments = true``, ``--robot-comments true``): that is one request more per change with two patch sets or
+more, doubling the per-change requests, for comments that are a bot's by definition and that the filter stage
+drops by default. When asked, they are mined beside the others and recorded as ``bot`` with their ``robot_id``
+(a 404, from a Gerrit without the endpoint, means none), so that the filter drops them with a reason and counts
+them in "who commented"; a file with only robot comments then makes a round too.
+
 With credentials, requests go to Gerrit's authenticated ``/a/`` paths on the wire only
 (:meth:`~revmine.miners.http.Client.authenticate_under`): URLs in keys and messages stay the same. git
 fetches from ``/a/`` too, with the HTTP password in a header (:meth:`git_auth_header`): anonymously a real
@@ -36,8 +46,9 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from ..lang.languages import DEFAULT_LANGUAGES
+from .authors import Accounts, gerrit_author, robot_comment
 from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round
-from .http import Client, RemoteError, host_of
+from .http import BadField, Client, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
 QUERY_OPTIONS = ("ALL_REVISIONS", "ALL_FILES", "DETAILED_ACCOUNTS")
@@ -65,8 +76,11 @@ class GerritMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, url: str, project: str, since: datetime, until: datetime,
-                 page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES):
+                 page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES, robot_comments: bool = False,
+                 accounts: Accounts | None = None):
         self.client = client
+        self.robot_comments = robot_comments
+        self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
         self.languages = languages
         self.url = url.rstrip("/")
         client.authenticate_under(f"{self.url}/", f"{self.url}/a/")
@@ -191,16 +205,17 @@ class GerritMiner(Miner):
         owner = change.get("owner") or {}
         grouped: dict[int, dict[str, list[dict]]] = {}
         reviewed: set[int] = set()
-        with self.client.validating(response):
-            for path in comments:
-                items = typed(comments, path, list, "the comments", required=True)
-                if not reads(path, self.languages):
-                    continue
-                for item in items:
-                    comment, patch_set = self._comment(item, path, owner)
-                    grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
-                    if not comment["is_owner"]:
-                        reviewed.add(patch_set)
+        for listing, answer, robots in ((comments, response, False), *self._robot_comments(change)):
+            with self.client.validating(answer):
+                for path in listing:
+                    items = typed(listing, path, list, "the comments", required=True)
+                    if not reads(path, self.languages):
+                        continue
+                    for item in items:
+                        comment, patch_set = self._comment(item, path, owner, robots, self.accounts)
+                        grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
+                        if not comment["is_owner"]:
+                            reviewed.add(patch_set)
         mined = Mined()
         key = self.key(change)
         for n in sorted(reviewed):
@@ -218,15 +233,37 @@ class GerritMiner(Miner):
                 mined += round_rows(rnd, paths, content)
         return mined
 
+    def _robot_comments(self, change: dict) -> list[tuple[dict, Any, bool]]:
+        """The change's robot comments (``GET /changes/{id}/robotcomments``, same shape as the comments plus
+        ``robot_id``), as [(listing, response, True)]; none when not asked, or where the server answers 404 (a
+        server without the endpoint)."""
+        if not self.robot_comments:
+            return []
+        url = f"{self.url}/changes/{self._change_id(change)}/robotcomments"
+        try:
+            listing, response = self.client.get(url, expect=dict, fresh_after=self.updated(change))
+        except RemoteError as exc:
+            if exc.status == 404:
+                return []
+            raise
+        return [(listing, response, True)]
+
     @staticmethod
-    def _comment(item: Any, path: str, owner: dict) -> tuple[dict, int]:
-        """A CommentInfo as a ``COMMENT_TYPE`` dict and its patch set (fields checked: :class:`BadField`)."""
-        what = f"comment {typed(item, 'id', str, f'a comment on {path!r}', required=True)!r}"
+    def _comment(item: Any, path: str, owner: dict, robot: bool = False,
+                 accounts: Accounts | None = None) -> tuple[dict, int]:
+        """A CommentInfo (or RobotCommentInfo) as a ``COMMENT_TYPE`` dict and its patch set (fields checked:
+        :class:`BadField`)."""
+        what = f"{'robot ' if robot else ''}comment {typed(item, 'id', str, f'a comment on {path!r}', required=True)!r}"
         patch_set = typed(item, "patch_set", int, what, required=True)
         rng = typed(item, "range", dict, what) or {}
         line = typed(item, "line", int, what)
         author = typed(item, "author", dict, what) or {}
         author_id = typed(author, "_account_id", int, f"{what}.author")
+        tags = typed(author, "tags", list, f"{what}.author")
+        if tags is not None and not all(isinstance(tag, str) for tag in tags):
+            raise BadField(f"{what}.author: tags holds a non-string")
+        kind, evidence = (robot_comment(author, typed(item, "robot_id", str, what), accounts) if robot
+                          else gerrit_author(author, accounts))
 
         def span(key: str) -> int | None:
             return typed(rng, key, int, f"{what}.range")
@@ -238,5 +275,5 @@ class GerritMiner(Miner):
             "start_character": span("start_character"), "end_character": span("end_character"),
             "message": typed(item, "message", str, what), "in_reply_to": typed(item, "in_reply_to", str, what),
             "created": typed_time(item, "updated", what), "unresolved": typed(item, "unresolved", bool, what),
-            "outdated": False,
+            "outdated": False, "author_kind": kind, "author_evidence": evidence,
         }, patch_set

@@ -27,6 +27,9 @@ plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull reque
 listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
 the 250th may be missing and the manifest's drops say so.
 
+Who wrote each comment (human, bot, AI reviewer) is read from its ``user`` object (``type``, the login) and the
+list of known accounts: :mod:`revmine.miners.authors`.
+
 Answers of the wrong shape (a field of the wrong type, an unreadable time) raise
 :class:`~revmine.miners.http.MalformedResponse` naming the page and the field, and are evicted from
 the cache so a re-run asks again.
@@ -42,6 +45,7 @@ from urllib.parse import quote, urlsplit
 
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
+from .authors import Accounts, github_author
 from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
@@ -69,11 +73,13 @@ class GitHubMiner(Miner):
     refspecs = REFSPECS
 
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
-                 api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES):
+                 api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+                 accounts: Accounts | None = None):
         if repo.count("/") != 1 or not all(repo.split("/")):
             raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
         self.client = client
         self.languages = languages
+        self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
         self.project = repo
         self.api = api_url.rstrip("/")
         host = host_of(self.api)
@@ -169,7 +175,7 @@ class GitHubMiner(Miner):
         comments = []
         for page, response in self._pages(f"{base}/comments", fresh_after=updated):
             with self.client.validating(response):
-                comments += [c for c in (self._comment(item, owner) for item in page)
+                comments += [c for c in (self._comment(item, owner, self.accounts) for item in page)
                              if reads(c[0]["path"], self.languages)]
         if not any(not c["is_owner"] for c, _ in comments):
             return Mined()
@@ -231,12 +237,15 @@ class GitHubMiner(Miner):
         return afters
 
     @staticmethod
-    def _comment(item: Any, owner: str | None) -> tuple[dict, str]:
+    def _comment(item: Any, owner: str | None, accounts: Accounts | None = None) -> tuple[dict, str]:
         """A review comment as a ``COMMENT_TYPE`` dict and the commit it was made on (fields checked)."""
         what = f"review comment {typed(item, 'id', int, 'a review comment', required=True)}"
         sha = typed(item, "original_commit_id", str, what) or typed(item, "commit_id", str, what, required=True)
         line = typed(item, "original_line", int, what)
-        author = _login(typed(item, "user", dict, what), f"{what}.user")
+        user = typed(item, "user", dict, what)
+        author = _login(user, f"{what}.user")
+        typed(user or {}, "type", str, f"{what}.user")
+        kind, evidence = github_author(user, accounts)
         reply = typed(item, "in_reply_to_id", int, what)
         return {
             "id": str(item["id"]), "author": author, "is_owner": author is not None and author == owner,
@@ -246,4 +255,5 @@ class GitHubMiner(Miner):
             "in_reply_to": None if reply is None else str(reply),
             "created": typed_time(item, "created_at", what), "unresolved": None,
             "outdated": typed(item, "position", int, what) is None and typed(item, "line", int, what) is None,
+            "author_kind": kind, "author_evidence": evidence,
         }, sha

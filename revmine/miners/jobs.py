@@ -77,6 +77,7 @@ from ..lang.languages import DEFAULT_LANGUAGES, check_languages
 from ..package import __version__
 from ..runtime.progress import progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
+from .authors import known_accounts
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .gerrit import GerritMiner
 from .git import GitError, GitRefused, GitRepo
@@ -151,11 +152,16 @@ class JobOptions:
     concurrency: int | None = None  # projects, changes and requests at once, default 1
     max_concurrent_per_host: int | None = None  # requests in flight to one host, default DEFAULT_MAX_PER_HOST
     languages: tuple[str, ...] | None = None  # files mined, by language (revmine.lang.languages), default Java
+    robot_comments: bool | None = None  # Gerrit: also mine robot comments (one request more a change), default no
+    known_accounts: Path | None = None  # a CSV of more bot / AI-reviewer accounts (revmine.miners.authors)
+    accounts: Any = None  # the shipped list and known_accounts' rows, read by resolved() (in the client)
 
     def resolved(self) -> "JobOptions":
         """A copy with the defaults in place of what neither the caller nor a job file gave."""
         return replace(self, cache_mode=self.cache_mode or DEFAULT_CACHE_MODE,
                        languages=check_languages(self.languages or DEFAULT_LANGUAGES),
+                       robot_comments=bool(self.robot_comments),
+                       accounts=known_accounts(self.known_accounts),
                        batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
                        max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
     progress: bool = True
@@ -184,15 +190,20 @@ class _Checkpoint:
 
     VERSION = 2  # 1 held the drops in the file
 
-    def __init__(self, path: Path, spec: ProjectSpec, now: datetime, languages: tuple[str, ...]):
+    def __init__(self, path: Path, spec: ProjectSpec, now: datetime, languages: tuple[str, ...],
+                 robot_comments: bool = False):
         self.path = path
         if path.exists():
             self.data = self._load(path, spec, languages)
+            if bool(self.data.get("robot_comments", False)) != robot_comments:  # checkpoints from before: none
+                raise InputError(path, f"checkpoint mined {'with' if not robot_comments else 'without'} robot "
+                                 f"comments, job asks {'with' if robot_comments else 'without'}; use another --out "
+                                 "directory", field="robot_comments")
         else:
             self.data = {"version": self.VERSION, "asked": spec.asked(), "done": {}, "next_part": 0,
                          "next_drop_part": 0, "http": {}, "content_fallbacks": 0, "finished": False,
                          "since": (spec.since or EPOCH).isoformat(), "until": (spec.until or now).isoformat(),
-                         "languages": list(languages)}
+                         "languages": list(languages), "robot_comments": robot_comments}
 
     @classmethod
     def _load(cls, path: Path, spec: ProjectSpec, languages: tuple[str, ...]) -> dict:
@@ -438,14 +449,15 @@ def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) ->
                   limiter=limiter, **opts.client_options)
 
 
-def _miner(spec: ProjectSpec, client: Client, state: dict) -> Miner:
+def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None) -> Miner:
     """The forge's miner over the run's window (stored in the checkpoint, so a resumed run asks the same)."""
     since, until = parse_time(state["since"]), parse_time(state["until"])
     languages = tuple(state["languages"])
     if spec.source == "gerrit":
-        return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages)
+        return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages,
+                           robot_comments=bool(state.get("robot_comments", False)), accounts=accounts)
     return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
-                       languages=languages)
+                       languages=languages, accounts=accounts)
 
 
 def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions) -> GitRepo:
@@ -527,7 +539,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     """Mine one project into ``out`` (resuming from its checkpoint) and return its summary; a failure of
     the forge or of git is the project's (see the module docstring), not the job's."""
     started = time.monotonic()
-    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now(), opts.languages)
+    ckpt = _Checkpoint(out / "state" / f"{spec.slug}.json", spec, opts.now(), opts.languages,
+                       bool(opts.robot_comments))
     if ckpt.data["finished"]:
         return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
@@ -535,7 +548,7 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     counts: Counter = Counter()
     failure = None
     try:
-        miner = _miner(spec, client, ckpt.data)
+        miner = _miner(spec, client, ckpt.data, opts.accounts)
         repo = _repo(spec, miner, out, opts)
         try:
             with shared.pool(host_of(route(spec.url or spec.api_url, opts.routes))) as pool:  # the host answering
@@ -654,6 +667,8 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         "asked": asked or {"projects": [s.asked() for s in specs]},
         "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency,
                     "max_concurrent_per_host": opts.max_concurrent_per_host, "languages": list(opts.languages),
+                    "robot_comments": opts.robot_comments,
+                    "known_accounts": None if opts.known_accounts is None else str(opts.known_accounts),
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
         "projects": projects, "totals": dict(totals), "versions": _versions(), "argv": sys.argv[:1],
@@ -699,7 +714,7 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
-    max_concurrent_per_host, languages, recordings) and ``[[projects]]``."""
+    max_concurrent_per_host, languages, robot_comments, known_accounts, recordings) and ``[[projects]]``."""
     path = Path(path)
     doc = read_toml(path)
     job = doc.get("job", {})
@@ -775,6 +790,14 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
             opts.languages = check_languages(languages)
         except InputError as exc:
             raise InputError(path, exc.message, field="job.languages") from None
+    if "known_accounts" in job and opts.known_accounts is None:
+        if not isinstance(job["known_accounts"], str):
+            raise InputError(path, "must be a path", field="job.known_accounts")
+        opts.known_accounts = base / job["known_accounts"]
+    if "robot_comments" in job and opts.robot_comments is None:
+        if not isinstance(job["robot_comments"], bool):
+            raise InputError(path, "must be true or false", field="job.robot_comments")
+        opts.robot_comments = job["robot_comments"]
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:
         return run_projects(specs, target, opts, asked=asked)

@@ -31,6 +31,12 @@ class MineOptions:
     languages: tuple[str, ...] = option(DEFAULT_LANGUAGES, "the languages of the files mined (from their names; "
                                         "Java, as the 2021 dataset, by default)", type=str, items=True,
                                         choices=tuple(LANGUAGES))
+    robot_comments: bool = option(False, "also mine Gerrit's robot comments (GET /changes/{id}/robotcomments: one "
+                                  "request more per change), recorded as a bot's, which the filter drops and counts",
+                                  type=bool)
+    known_accounts: Path | None = option(None, "a CSV of more bot and AI-reviewer accounts (the columns of "
+                                         "revmine/data/review_bots.csv: a project's CI accounts...), added to the "
+                                         "shipped list", type=Path, digest=True)
     recordings: Path | None = option(None, "mine a recorded forge (revmine.miners.replay) served on 127.0.0.1 "
                                            "instead of the network", type=Path, flag="", digest=True)
 

@@ -479,6 +479,8 @@ def _comment_fields(comment: dict | None) -> dict[str, Any]:
         "comment_id": comment.get("id"),
         "comment_author": comment.get("author"),
         "comment_is_owner": comment.get("is_owner"),
+        "comment_author_kind": comment.get("author_kind"),
+        "comment_author_evidence": comment.get("author_evidence"),
         "comment_in_reply_to": comment.get("in_reply_to"),
         "comment_start_line": lines[0],
         "comment_end_line": lines[1],

@@ -35,7 +35,12 @@ definition it follows:
   with the reasons the method linker uses (:func:`.linking.link_comment`).
 * **Whose comments.** Reviewer comments only: a comment by the change's owner (``is_owner``) or a reply
   (``in_reply_to``) is dropped as ``DropReason.OWNER_COMMENT`` / ``DropReason.REPLY``, as the preprocess stage's
-  triplets are meant (the owner's notes and answers are not review requests).
+  triplets are meant (the owner's notes and answers are not review requests). A comment the miners recorded as
+  a bot's or an AI reviewer's (``author_kind``, :mod:`revmine.miners.authors`) is dropped as
+  ``DropReason.BOT_COMMENT`` / ``DropReason.AI_REVIEWER_COMMENT`` with its evidence, so a hunk only such accounts
+  commented on is a ``y`` = 0 hunk: no person asked for a change there. Hunk rows have no filter stage of their
+  own, so this is where they decide; the filter's per-project template check and its ``ai_reviewers`` setting
+  concern method-level rows only.
 * **``old`` and ``new`` (``ref``).** ``old`` is the hunk reviewed without its header (CodeReviewer's
   ``RefineDataset`` strips one marker column from every line: a header line would become code); ``new`` is the
   diff from the same base to the next revision (``content_after``; an empty file when it is None; git's alignment,
@@ -58,7 +63,7 @@ from typing import Any, Callable, Mapping
 import pygit2
 from pygit2.enums import DiffOption
 
-from ..schema import DropReason
+from ..schema import AuthorKind, DropReason
 from .linking import comment_lines, count_lines
 
 __all__ = ["CONTEXT", "Hunk", "diff_hunks", "hunk_rows"]
@@ -252,6 +257,11 @@ def _hunk_of(comment: Mapping[str, Any], hunks: list[Hunk], n_lines: int) -> tup
     """The index of the hunk ``comment`` sits on, or why it sits on none."""
     if comment.get("is_owner"):
         return None, DropReason.OWNER_COMMENT, "written by the change's owner"
+    kind = comment.get("author_kind")
+    if kind in (AuthorKind.BOT, AuthorKind.AI_REVIEWER):
+        reason = DropReason.BOT_COMMENT if kind == AuthorKind.BOT else DropReason.AI_REVIEWER_COMMENT
+        return None, reason, f"written by {'a bot' if kind == AuthorKind.BOT else 'an AI reviewer'} " \
+                             f"{comment.get('author')!r} ({comment.get('author_evidence')})"
     if comment.get("in_reply_to"):
         return None, DropReason.REPLY, f"a reply to comment {comment['in_reply_to']}"
     lines = comment_lines(comment)
@@ -282,5 +292,6 @@ def _drop(provenance: dict[str, Any], comment: Mapping[str, Any], reason: str, d
     lines = comment_lines(comment) or (None, None)
     return {"kind": "comment", "reason": reason, "detail": detail, **provenance, "comment_id": comment.get("id"),
             "comment_author": comment.get("author"), "comment_is_owner": comment.get("is_owner"),
+            "comment_author_kind": comment.get("author_kind"), "comment_author_evidence": comment.get("author_evidence"),
             "comment_in_reply_to": comment.get("in_reply_to"), "comment_start_line": lines[0],
             "comment_end_line": lines[1]}

@@ -9,7 +9,9 @@ same rows per their ``language`` column. Files dropped while mining record no la
 path as the miners read it (:func:`revmine.lang.languages.language_of`, a ``.h`` is then C). Rows a stage did
 not give a language are counted under "unknown", so that each row of the per-language table adds up to "all".
 When the run has hunk-level rows (CodeReviewer's, ``splits/hunks.parquet``), the hunks and the reviewer comments
-on them (rows with ``y`` = 1; a hunk is a distinct (round_id, path, hunk_index)) are shown per language and split."""
+on them (rows with ``y`` = 1; a hunk is a distinct (round_id, path, hunk_index)) are shown per language and split.
+"Who commented" shows, per project and author kind (human, bot, AI reviewer, as the miners recorded them and the
+filter's template check found), the reviewer comments mined and the triplets the author filters dropped."""
 
 from __future__ import annotations
 
@@ -22,8 +24,10 @@ from typing import Any, Iterable
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..io.filter_report import AUTHORS_KEY, TEMPLATES_KEY, UNRECORDED
 from ..io.filter_report import UNKNOWN as UNKNOWN_LANGUAGE  # the per-language column of rows with no language
 from ..io.rows import KINDS, SPLITS
 from ..io.store import Parts
@@ -75,6 +79,7 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
     splits = _splits(out)
     seed = int(state.get("split", {}).get("result", {}).get("seed", 0))
     return dict(folder=str(out.resolve()), **_funnel(out, manifest, rounds, dropped, splits), hunks=_hunks(out),
+                authors=_authors(out, rounds),
                 reasons=_reasons(dropped, hosts),
                 samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
                 seed=seed, lengths=_lengths(splits), clusters=_clusters(splits),
@@ -82,6 +87,35 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
                         for name in ("mine", "preprocess", "filter", "split", "export", "score") if name in state],
                 settings=_settings(out, manifest, state), manifest_versions=manifest.get("versions", {}),
                 score_report=(out / "scores" / "report.html").is_file())
+
+
+def _authors(out: Path, rounds: pa.Table | None) -> dict[str, Any] | None:
+    """Who commented, per project and author kind: the reviewer comments mined (not the change owner's; a
+    comment once however many rounds' files repeat it; an account the filter found to post templates as a bot), and from the filter report the triplets' comments,
+    triplets and those the ``bot`` and ``ai_reviewer`` filters dropped; None before the filter stage ran."""
+    path = out / "filtered" / "filter_report.parquet"
+    if not path.is_file():
+        return None
+    metadata = pq.read_schema(path).metadata or {}
+    found = json.loads(metadata.get(AUTHORS_KEY.encode(), b"[]"))
+    templates = {(t["project"], t["author"]) for t in json.loads(metadata.get(TEMPLATES_KEY.encode(), b"[]"))}
+    mined: dict[tuple[str, str, str], set] = {}
+    if rounds is not None:
+        for source, project, comments in zip(*(rounds.column(n).to_pylist() for n in ("source", "project", "comments"))):
+            for c in comments or ():
+                if not c.get("is_owner"):
+                    kind = c.get("author_kind") or UNRECORDED
+                    if (project, c.get("author")) in templates and kind != "ai_reviewer":
+                        kind = "bot"  # as the filter counts it
+                    mined.setdefault((source, project, kind), set()).add(c["id"])
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {
+        key: {"source": key[0], "project": key[1], "author_kind": key[2], "mined": len(ids), "comments": 0,
+              "triplets": 0, "dropped": 0} for key, ids in mined.items()}
+    for a in found:
+        row = rows.setdefault((a["source"], a["project"], a["author_kind"]), {
+            "source": a["source"], "project": a["project"], "author_kind": a["author_kind"], "mined": 0})
+        row.update(comments=a["comments"], triplets=a["triplets"], dropped=a["dropped"])
+    return {"rows": [rows[k] for k in sorted(rows)]} if rows else None
 
 
 def _read(path: Path, columns: list[str]) -> pa.Table | None:
