@@ -360,3 +360,24 @@ def test_a_jobs_own_list_names_a_gerrit_ci_account(tmp_path):
     rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
     kinds = {c["id"]: (c["author_kind"], c["author_evidence"]) for r in rows for c in r["comments"]}
     assert kinds["zuul1"] == ("bot", "list=bot:Zuul CI") and kinds["c1a"] == ("human", None)
+
+
+def test_the_bot_accounts_of_real_labelled_reviews_are_told_apart() -> None:
+    """Every account of revmine/data/comments_labelled.csv a labeller marked a bot (its login ends in [bot] or
+    it is Copilot: GitHub Apps, whose user objects say type Bot), as GitHub's REST API would show it, is a bot or
+    an AI reviewer; those whose reviews are AI code reviews are AI reviewers."""
+    import csv
+
+    from revmine.miners.authors import github_author
+
+    csv.field_size_limit(sys.maxsize)
+    labelled = Path(__file__).resolve().parents[1] / "revmine" / "data" / "comments_labelled.csv"
+    with open(labelled, encoding="utf-8", newline="") as fh:
+        logins = {row["bot_account"] for row in csv.DictReader(fh) if row["bot_account"]}
+    kinds = {login: github_author({"login": login, "type": "Bot"})[0] for login in logins}
+    assert len(logins) >= 12 and set(kinds.values()) <= {"bot", "ai_reviewer"}
+    # the services that wrote AI code reviews in those rows (read one by one when labelling)
+    reviewers = {"coderabbitai[bot]", "copilot-pull-request-reviewer[bot]", "Copilot", "cursor[bot]",
+                 "gemini-code-assist[bot]", "ellipsis-dev[bot]", "cubic-dev-ai[bot]", "sourcery-ai[bot]",
+                 "greptile-apps[bot]", "claude[bot]", "chatgpt-codex-connector[bot]", "matter-code-review[bot]"}
+    assert {login for login, kind in kinds.items() if kind == "ai_reviewer"} == reviewers & logins
