@@ -59,8 +59,9 @@ The result is the same :class:`~.methods.Method` list (:class:`~.methods.FileMet
 * **params** is the parameter list's tokens joined as :func:`.methods` joins Java's (comments, C#
   attributes and TypeScript decorators left out), without the brackets.
 * A file that does not parse still gives its functions: tree-sitter recovers around the error and
-  every function node it builds is kept. Nesting deeper than ``max_depth`` brackets or blocks, and the
-  time budget, fail the whole file with :class:`~.methods.ExtractionError`, as for Java.
+  every function node it builds is kept. Nesting deeper than ``max_depth`` brackets or blocks, the time
+  budget, and functions sharing long lines past the text budget (minified code, :class:`~.methods.LineTexts`),
+  fail the whole file with :class:`~.methods.ExtractionError`, as for Java.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ from dataclasses import replace
 
 from ..lang.languages import LANGUAGES, parser
 from ..schema import DropReason
-from .methods import MAX_DEPTH, ExtractionError, FileMethods, Method, _lizard_functions, check_deadline, join_tokens
+from .methods import (MAX_DEPTH, ExtractionError, FileMethods, LineTexts, Method, _lizard_functions, check_deadline,
+                      join_tokens)
 
 __all__ = ["FUNCTION_LANGUAGES", "extract_functions"]
 
@@ -122,23 +124,23 @@ def extract_functions(source: str, language: str, deadline: float | None = None,
         raise ValueError(f"extract_functions: no rules for {language!r} (known: {', '.join(_DECLARATIONS)})")
     data = source.encode()
     tree = _parse(data, language, deadline)
-    lines = source.split("\n")
+    texts = LineTexts(source)
     found = _functions(tree.root_node, language, deadline, max_depth)
-    methods = [_method(node, decl, name, language, lines) for node, decl, name in found]
+    methods = [_method(node, decl, name, language, texts) for node, decl, name in found]
     if tree.root_node.has_error:
-        methods = _mend(methods, [node.has_error for node, _, _ in found], tree.root_node, source, lines, language,
+        methods = _mend(methods, [node.has_error for node, _, _ in found], tree.root_node, source, texts, language,
                         deadline, max_depth)
     return FileMethods(methods)
 
 
-def _method(node, decl, name: str, language: str, lines: list[str], offset: int = 0) -> Method:
+def _method(node, decl, name: str, language: str, texts: LineTexts, offset: int = 0) -> Method:
     """The :class:`Method` of a function node (``offset``: lines above the text that was parsed)."""
     start, end = _first_code(decl, language).start_point[0] + 1 + offset, _end_line(decl) + offset
     return Method(name=name, params=_params(node, language), start_line=start, end_line=end,
-                  link_start=_link_start(decl) + offset, text=_lines_text(lines, start, end))
+                  link_start=_link_start(decl) + offset, text=texts.text(start, end))
 
 
-def _mend(methods: list[Method], broken: list[bool], root, source: str, lines: list[str], language: str,
+def _mend(methods: list[Method], broken: list[bool], root, source: str, texts: LineTexts, language: str,
           deadline: float | None, max_depth: int) -> list[Method]:
     """Lizard's answer where the tree has errors: its end line for a function with an error inside, and
     the functions it finds in an error, or in lines a function of the tree swallowed, and that the tree
@@ -159,35 +161,30 @@ def _mend(methods: list[Method], broken: list[bool], root, source: str, lines: l
         around = next((f for f in outer if f.start_line < method.start_line and method.end_line <= f.end_line
                        and any(a <= f.end_line and f.start_line <= b for a, b in misread)), None)
         if around is not None:  # the tree took a part for the whole (``#if`` in an initializer list)
-            method = _from_lizard(around, lines, language, deadline, max_depth)
+            method = _from_lizard(around, texts, language, deadline, max_depth)
         elif same is not None and same.end_line != method.end_line:
             end = same.end_line
             misread.append((end + 1, method.end_line))  # what the tree swallowed, if it ended too late
-            method = replace(method, end_line=end, text=_lines_text(lines, method.start_line, end))
+            method = replace(method, end_line=end, text=texts.text(method.start_line, end))
         mended.append(method)
     for f in outer:
         if (any(a <= f.end_line and f.start_line <= b for a, b in misread)
                 and not any(m.link_start <= f.end_line and f.start_line <= m.end_line for m in mended)):
-            mended.append(_from_lizard(f, lines, language, deadline, max_depth))
+            mended.append(_from_lizard(f, texts, language, deadline, max_depth))
     return sorted(mended, key=lambda m: (m.link_start, m.start_line))
 
 
-def _from_lizard(f, lines: list[str], language: str, deadline: float | None, max_depth: int) -> Method:
+def _from_lizard(f, texts: LineTexts, language: str, deadline: float | None, max_depth: int) -> Method:
     """A function only Lizard found: its lines parsed alone for the name and parameters, as elsewhere."""
-    snippet = _lines_text(lines, f.start_line, f.end_line)
+    snippet = texts.text(f.start_line, f.end_line)
     tree = _parse(snippet.encode(), language, deadline)
     found = _functions(tree.root_node, language, deadline, max_depth)
     if found and not tree.root_node.has_error:
         node, decl, name = found[0]
-        return _method(node, decl, name, language, lines, f.start_line - 1)
+        return _method(node, decl, name, language, texts, f.start_line - 1)
     return Method(name=_last(f.name), params=", ".join(" ".join(p.split()) for p in f.full_parameters),
                   start_line=f.start_line, end_line=f.end_line, link_start=f.start_line,
                   text=snippet)
-
-
-def _lines_text(lines: list[str], start: int, end: int) -> str:
-    """1-based lines ``start``-``end``, each ending with ``"\\n"``: a function's text (module docstring)."""
-    return "".join(line + "\n" for line in lines[start - 1:end])
 
 
 def _errors(root):
