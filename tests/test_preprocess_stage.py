@@ -399,10 +399,10 @@ def test_time_budget_per_file(tmp_path):
 def test_a_failing_abstraction_drops_only_its_method(tmp_path, monkeypatch):
     from revmine.preprocess import candidates
 
-    def abstract_pair_failing_on_tax(before, after, idioms=None, spans=False):
+    def abstract_pair_failing_on_tax(before, after, idioms=None, spans=False, deadline=None):
         if "tax(" in before:
             raise ValueError("cannot abstract")
-        return abstract_pair(before, after, idioms, spans)
+        return abstract_pair(before, after, idioms, spans, deadline)
 
     monkeypatch.setattr(candidates, "abstract_pair", abstract_pair_failing_on_tax)
     counts, candidates_rows, dropped = run(tmp_path, [round_row()])
