@@ -642,6 +642,9 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     opts = (options or JobOptions()).resolved()
     for spec in specs:
         spec.check_urls()
+        if opts.ambient_credentials and not opts.credentials.get(spec.source):
+            # a malformed credential stops the job here, in one line, not a project mid-way (nor leaks it)
+            credentials_from_env("gerrit" if spec.source == "gerrit" else "github", spec.host)
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
     projects = _mine_all(specs, out, opts)
