@@ -75,6 +75,23 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path, capsys: pyte
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("line, message", [
+    ('{"prediction": ' + "[" * 100_000 + "]" * 100_000 + ', "reference": "a"}',
+     "not valid JSON here: nested deeper than its reader follows"),
+    ('{"prediction": "a\\ud800b", "reference": "a"}', "[prediction]: a lone surrogate (\\ud800) at character 1: not text"),
+])
+def test_jsonl_that_no_later_stage_can_take_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str,
+                                                        message: str) -> None:
+    """Issue 31: 100,000 nested brackets (RecursionError) and a lone surrogate (pyarrow's UnicodeEncodeError) were
+    tracebacks out of revmine score."""
+    bad = tmp_path / "predictions.jsonl"
+    bad.write_text('{"prediction": "a b", "reference": "a b"}\n' + line + "\n", encoding="utf-8")
+    assert main(["score", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"revmine: error: {bad}:2{' ' if message.startswith('[') else ': '}{message}"]
+    assert not (tmp_path / "out").exists()
+
+
 def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = [("fix the null check", "fix the null check", 5, 4), ("add a test", "add a unit test", 4, 4),
             ("rename variable", "use a constant here", 1, 2), ("use isEmpty", "use isEmpty instead", 4, 5),

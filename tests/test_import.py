@@ -187,6 +187,11 @@ def test_codereviewer_comment_generation_and_quality_estimation(tmp_path: Path) 
     ("cls-test.jsonl", '{"patch": "@@", "y": 2}\n', "cls-test.jsonl:1 [y]: field 'y' is 2"),
     ("msg-test.jsonl", '{"patch": "@@", "msg": "x"}\n{"patch": \n', "msg-test.jsonl:2: not valid JSON"),
     ("reviews.jsonl", '{"patch": "@@", "msg": "x"}\n', "reviews.jsonl: cannot tell the task"),
+    # issue 31: a RecursionError and pyarrow's UnicodeEncodeError were tracebacks
+    ("msg-test.jsonl", '{"patch": "@@", "msg": "x"}\n{"patch": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     "msg-test.jsonl:2: not valid JSON here: nested deeper than its reader follows"),
+    ("ref-test.jsonl", '{"old": "-a", "new": "+b", "comment": "x"}\n{"old": "-a", "new": "+b", "comment": "a\\ud800b"}\n',
+     "ref-test.jsonl:2 [comment]: a lone surrogate (\\ud800) at character 1: not text"),
 ])
 def test_bad_codereviewer_is_one_line_naming_file_and_row(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                           name: str, content: str, where: str) -> None:

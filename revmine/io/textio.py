@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -122,7 +123,10 @@ def iter_jsonl(path: Path, lines: Iterable[str] | None = None) -> Iterator[tuple
 
     The project's one JSON Lines reader: bad bytes (through :func:`iter_lines`), bad JSON and a line that
     is not a JSON object are errors naming the file and line. ``lines``: the file's lines when the
-    caller has read them already (``path`` is then only named in errors).
+    caller has read them already (``path`` is then only named in errors). So are what JSON allows and no
+    later stage can take: nesting deeper than Python's recursion limit (``json`` recurses: RecursionError),
+    and an escaped lone surrogate (``"a\\ud800b"``: a str that UTF-8, hence Parquet, cannot encode). The
+    surrogate check only runs on a line holding a ``\\u`` escape of one.
     """
     for number, line in enumerate(iter_lines(path) if lines is None else lines, start=1):
         if not line.strip():
@@ -131,9 +135,38 @@ def iter_jsonl(path: Path, lines: Iterable[str] | None = None) -> Iterator[tuple
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number) from exc
+        except RecursionError:
+            raise InputError(path, "not valid JSON here: nested deeper than its reader follows", line=number) from None
         if not isinstance(record, dict):
             raise InputError(path, f"expected a JSON object, not {type(record).__name__}", line=number)
+        if _SURROGATE_ESCAPE.search(line):
+            _check_surrogates(path, number, record)
         yield number, record
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_surrogates(path: Path, number: int, record: dict) -> None:
+    """An error naming the field of ``record`` holding a lone surrogate (a pair decodes to one character)."""
+    for key, value in record.items():
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise InputError(path, f"a lone surrogate (\\u{ord(item[exc.start]):04x}) at character "
+                                           f"{exc.start}: not text", line=number, field=key) from None
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        try:
+            str(key).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(path, "a lone surrogate in a field name: not text", line=number) from None
 
 
 def read_toml(path: Path, quote: bool = True) -> dict:
