@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import sacrebleu
 
@@ -90,6 +91,21 @@ def test_jsonl_that_no_later_stage_can_take_is_one_line(tmp_path: Path, capsys: 
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"revmine: error: {bad}:2{' ' if message.startswith('[') else ': '}{message}"]
     assert not (tmp_path / "out").exists()
+
+
+def test_empty_predictions_are_scored(tmp_path: Path) -> None:
+    """Issue 31: 30 empty predictions for 30 references were refused as "file is empty"; a model may predict
+    nothing, and that scores: no match, a token edit distance of the whole reference."""
+    references = [f"return x + {i} ;" for i in range(30)] + ["if ( a ) { b ( ) ; }"]
+    (tmp_path / "refs.txt").write_text("".join(r + "\n" for r in references))
+    (tmp_path / "hyps.txt").write_text("\n" * len(references))
+    assert main(["score", str(tmp_path / "hyps.txt"), "--refs", str(tmp_path / "refs.txt"),
+                 "--out", str(tmp_path / "out")]) == 0
+    rows = pq.read_table(tmp_path / "out" / "scores.parquet").to_pylist()
+    assert [(r["prediction"], r["reference"], r["exact_match"], r["levenshtein_tok"]) for r in rows] == [
+        ("", ref, False, len(ref.split())) for ref in references]
+    (tmp_path / "none.txt").write_text("")
+    assert main(["score", str(tmp_path / "none.txt"), "--refs", str(tmp_path / "refs.txt")]) == 2  # no lines at all
 
 
 def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
