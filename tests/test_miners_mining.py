@@ -24,7 +24,7 @@ from revmine.miners import jobs  # noqa: E402
 from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.http import Client, Credentials, check_url, host_of  # noqa: E402
-from revmine.miners.jobs import MiningFailed  # noqa: E402
+from revmine.miners.jobs import MiningFailed, manifest_holds  # noqa: E402
 from revmine.io.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -445,3 +445,36 @@ def test_checkpoint_of_another_version_is_refused(server, tmp_path):
     state.write_text(json.dumps({**data, "version": 1, "dropped": []}))
     with pytest.raises(InputError, match=r"\.json \[version\]: checkpoint version 1 is not 2"):
         mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo), options=opts())
+
+
+def test_a_listing_of_no_change_is_a_warning_not_a_finish(server, tmp_path):
+    """Issue 31: a Gerrit answering no changes for a window where it had changes before (or a window with none)
+    was marked finished, so no later run asked again and nothing said so. Now: status empty, a warning, asked
+    again by the next run."""
+    forge = server.forge
+    out = tmp_path / "out"
+    mined = mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
+                        options=opts())
+    listed = mined["projects"][0]["changes_done"]
+    assert listed == len(forge.gerrit_changes) and mined["projects"][0]["warning"] is None
+    state = next((out / "state").glob("*.json"))
+    record = json.loads(state.read_text())
+    state.write_text(json.dumps({**record, "finished": False}))  # a run stopped after its last batch
+    saved, forge.gerrit_changes = forge.gerrit_changes, {}  # the forge now answers no change for the window
+    try:
+        again = mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
+                            options=opts(cache_mode="off"))["projects"][0]
+    finally:
+        forge.gerrit_changes = saved
+    assert again["status"] == "empty" and again["changes_listed_this_run"] == 0
+    assert f"where it listed {listed} before: not marked finished" in again["warning"]
+    assert json.loads(state.read_text())["finished"] is False and manifest_holds(out)
+
+    none = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "none", since="2001-01-01", until="2001-02-01",
+                       clone_url=str(forge.gerrit_repo), options=opts())["projects"][0]
+    assert none["status"] == "empty" and none["warning"].startswith("the forge listed no change for 2001-01-01")
+    asked = forge.hits.copy()
+    second = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "none", since="2001-01-01", until="2001-02-01",
+                         clone_url=str(forge.gerrit_repo), options=opts(cache_mode="off"))["projects"][0]
+    assert second["status"] == "empty" and second["http_this_run"].get("requests", 0) > 0  # asked again
+    assert forge.hits != asked
