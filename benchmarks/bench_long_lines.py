@@ -138,8 +138,9 @@ def main() -> None:
             for size in done:
                 mib = [run["mib"] for run in runs[(name, size)]]
                 secs = [run["seconds"] for run in runs[(name, size)]]
-                print(f"{name:>18} {size:>9,} bytes: {statistics.median(mib):7,.0f} MiB ({min(mib):,.0f}-{max(mib):,.0f}),"
-                      f" {statistics.median(secs):6.2f} s ({min(secs):.2f}-{max(secs):.2f}); "
+                print(f"{name:>18} {size:>9,} bytes: {statistics.median(mib):7,.0f} MiB "
+                      f"({min(mib):,.0f}-{max(mib):,.0f}), {statistics.median(secs):6.2f} s "
+                      f"({min(secs):.2f}-{max(secs):.2f}); "
                       f"{runs[(name, size)][0]['fate']}")
             if len(done) >= 2:
                 a, b = done[-2], done[-1]

@@ -79,7 +79,8 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path, capsys: pyte
 @pytest.mark.parametrize("line, message", [
     ('{"prediction": ' + "[" * 100_000 + "]" * 100_000 + ', "reference": "a"}',
      "not valid JSON here: nested deeper than its reader follows"),
-    ('{"prediction": "a\\ud800b", "reference": "a"}', "[prediction]: a lone surrogate (\\ud800) at character 1: not text"),
+    ('{"prediction": "a\\ud800b", "reference": "a"}',
+     "[prediction]: a lone surrogate (\\ud800) at character 1: not text"),
 ])
 def test_jsonl_that_no_later_stage_can_take_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str,
                                                         message: str) -> None:

@@ -465,7 +465,8 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     header.append("---")
     empty = _empty_splits(sizes)
 
-    body = [f"# {markdown_text(options.name)}", "", _what_it_holds(kinds, {source for _, source, _ in counts.per_source}), "",
+    sources = {source for _, source, _ in counts.per_source}
+    body = [f"# {markdown_text(options.name)}", "", _what_it_holds(kinds, sources), "",
             "## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
             "|---|" + "---:|" * (len(SPLITS) + 1)]
     for config, by_split in sizes.items():
