@@ -460,7 +460,8 @@ class _Abstractions:
             before, after = match.before.text, match.after.text
             self.done[key] = (abstract_pair(before, after, self.idioms, spans=True, deadline=self.deadline)
                               if self.language == "java" else
-                              abstract_code_pair(before, after, self.language, self.idioms, spans=True))
+                              abstract_code_pair(before, after, self.language, self.idioms, spans=True,
+                                                 deadline=self.deadline))
         return self.done[key]
 
 
