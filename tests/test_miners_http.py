@@ -377,5 +377,5 @@ def test_a_malformed_credential_in_the_file_names_the_file_and_key(tmp_path):
         credentials_from_env("gerrit", env={"REVMINE_CREDENTIALS": str(f)})
     assert str(err.value).startswith(f"{f} [gerrit.password]: holds a character a user name or password cannot")
     assert "SECRET" not in str(err.value) and "pw" not in str(err.value).split("]: ", 1)[1]
-    ok = credentials_from_env("gerrit", env={"GERRIT_USER": "jo", "GERRIT_PASSWORD": "p ss\u00e9w0rd"})
-    assert ok.password == "p ss\u00e9w0rd"  # a space and Latin-1 are a password's right
+    ok = credentials_from_env("gerrit", env={"GERRIT_USER": "jo", "GERRIT_PASSWORD": "p ss\u00e9w\u20ac0rd"})
+    assert ok.password == "p ss\u00e9w\u20ac0rd"  # spaces and any letter are a password's right (sent as UTF-8)

@@ -247,10 +247,9 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
 
 
 #: What a token may hold (it goes into an ``Authorization`` header as it is): visible ASCII. A user name or
-#: password goes base64-encoded from Latin-1 (requests' basic auth): any Latin-1 character but a control one.
+#: password goes base64-encoded (gerrit.py, from UTF-8): any character but a control one (a pasted line end).
 _TOKEN = (re.compile(r"[!-~]+"), "a token cannot have (a space, a control character or non-ASCII)")
-_PASSWORD = (re.compile(r"[ -~\xa0-\xff]+"), "a user name or password cannot have (a control character or one "
-                                             "outside Latin-1)")
+_PASSWORD = (re.compile(r"[^\x00-\x1f\x7f-\x9f]+"), "a user name or password cannot have (a control character)")
 
 
 def _check_secret(value: Any, path: str | Path | None, where: str, rule: tuple[re.Pattern[str], str]) -> None:
