@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import T0, Fault, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
+from miners_server import T0, Fault, ForgeServer, _gerrit_time, _iso, build_forge, ghost_sha  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa: E402
@@ -478,3 +478,32 @@ def test_a_listing_of_no_change_is_a_warning_not_a_finish(server, tmp_path):
                          clone_url=str(forge.gerrit_repo), options=opts(cache_mode="off"))["projects"][0]
     assert second["status"] == "empty" and second["http_this_run"].get("requests", 0) > 0  # asked again
     assert forge.hits != asked
+
+
+def test_a_revision_read_through_the_content_endpoint_that_is_not_utf8_is_bad_encoding(server, tmp_path):
+    """Issue 31: Gerrit's content endpoint (a revision gone from git) was decoded with replacement, U+FFFD into
+    the rows; it is a bad_encoding drop, as a file read from git is."""
+    forge = server.forge
+    change = forge.gerrit_changes[4]  # kind 4: patch set 2 exists neither in git nor on the forge
+    ghost = next(sha for sha, rev in change["revisions"].items() if rev["_number"] == 2)
+    forge.contents[(ghost, "src/Foo4.java")] = b"package demo;\n\npublic class Foo4 { String s = \"\xe9\"; }\n"
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts())
+    assert not [r for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist() if r["change"] == "4"]
+    bad = [d for d in m["projects"][0]["dropped"] if d["change"] == "4" and "last one" not in d["reason"]]
+    at = forge.contents[(ghost, "src/Foo4.java")].index(b"\xe9")
+    assert [d["reason"] for d in bad] == [f"src/Foo4.java at {ghost}: invalid UTF-8 at byte {at}"]
+    assert m["projects"][0]["dropped_by_kind"]["bad_encoding"] == 1
+
+
+def test_a_force_pushed_commit_read_through_the_contents_api_that_is_binary_is_bad_encoding(server, tmp_path):
+    """Issue 31: GitHub's contents API (a commit force-pushed away) was decoded with replacement too."""
+    forge = server.forge
+    ghost = ghost_sha("github-force-pushed")
+    forge.contents[(ghost, "src/A1.java")] = b"\x00\x01\x02 not text"
+    m = mine_github("octo/demo", tmp_path / "out", api_url=server.github_api, clone_url=str(forge.github_repo),
+                    options=opts())
+    rows = read_table(tmp_path / "out" / "rounds.parquet").to_pylist()
+    assert len(rows) == forge.expected["github_rows"] - 1 and not [r for r in rows if r["revision_before"] == ghost]
+    assert [d["reason"] for d in m["projects"][0]["dropped"] if ghost in d["reason"]] == [
+        f"src/A1.java at {ghost}: binary (a NUL byte at byte 0)"]
