@@ -94,7 +94,8 @@ def main() -> None:
                         out = tmp / f"out-{name.split()[0]}-{mb}-{r}"
                         runs.setdefault((name, mb), []).append(child(root, tmp / str(mb) / "ref-train.jsonl", out))
         for mb in sizes:
-            same = all(pq.read_table(tmp / f"out-baseline-{mb}-0" / f).equals(pq.read_table(tmp / f"out-this-{mb}-0" / f))
+            same = all(pq.read_table(tmp / f"out-baseline-{mb}-0" / f)
+                       .equals(pq.read_table(tmp / f"out-this-{mb}-0" / f))
                        for f in ("train.parquet", "eval.parquet", "test.parquet", "candidates.parquet"))
             print(f"{mb} MB ({runs[('this code', mb)][0]['rows']:,} rows): same rows in both revisions: {same}")
         print(f"peak resident memory, MiB: median (spread) of {args.repeat} runs")
