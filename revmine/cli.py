@@ -423,7 +423,7 @@ def _run_mine(args: argparse.Namespace) -> int:
 
     def text() -> str:
         lines = [f"{p['slug']}: {p['rows']} rows from {p['changes_done']} changes, {len(p['dropped'])} dropped"
-                 for p in manifest["projects"]]
+                 + (f"; warning: {p['warning']}" if p.get("warning") else "") for p in manifest["projects"]]
         return "\n".join(lines + [f"rounds: {manifest['output']}", *_lines({"totals": manifest["totals"]})])
     _emit(args, manifest, text)
     return 0

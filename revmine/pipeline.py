@@ -265,6 +265,9 @@ def _mine(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
     ctx.echo(f"mine: {totals.get('changes_done', 0):,} changes, {totals['review_rounds']:,} review rounds (one per "
              "patch set reviewed and then revised: none when the reviewed one is the last), "
              f"{totals.get('rows', 0):,} rows (one per file of a round)")
+    for project in manifest.get("projects", []):
+        if project.get("warning"):
+            ctx.echo(f"mine: warning: {project['slug']}: {project['warning']}")
     return _brief(totals), [target / "rounds.parquet", target / "dropped.parquet", target / "manifest.json"]
 
 
@@ -339,10 +342,14 @@ def _brief(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _mined_holds(job: Job) -> bool:
-    """The mining manifest says what the checkpoints hold (:func:`revmine.miners.manifest_holds`)."""
+    """The mining manifest says what the checkpoints hold (:func:`revmine.miners.manifest_holds`), and no project
+    listed nothing (``empty``: asked again, see :mod:`revmine.miners.jobs`)."""
     from .miners import manifest_holds
 
-    return manifest_holds(job.out / "mined")
+    if not manifest_holds(job.out / "mined"):
+        return False
+    manifest = json.loads((job.out / "mined" / "manifest.json").read_text(encoding="utf-8"))
+    return not any(p["status"] == "empty" for p in manifest["projects"])
 
 
 #: What a stage done before must still satisfy to be skipped, beyond its fingerprint and files being there.

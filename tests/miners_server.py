@@ -151,7 +151,7 @@ class Forge:
     github_pulls: dict[int, dict] = field(default_factory=dict)
     github_comments: dict[int, list] = field(default_factory=dict)
     github_commits: dict[int, list] = field(default_factory=dict)
-    contents: dict[tuple[str, str], str] = field(default_factory=dict)  # REST fallback content
+    contents: dict[tuple[str, str], str | bytes] = field(default_factory=dict)  # REST fallback content
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, dict]] = field(default_factory=list)
     sent: list[dict] = field(default_factory=list)  # the headers of each answer
@@ -489,7 +489,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(404, f"Not found: {sha}\n".encode(), "text/plain") if authenticated \
                     else self._send(403, b"Authentication required\n", "text/plain")
             import base64
-            return self._send(200, base64.b64encode(text.encode()), "text/plain; charset=ISO-8859-1",
+            data = text if isinstance(text, bytes) else text.encode()  # bytes: a file that is not UTF-8
+            return self._send(200, base64.b64encode(data), "text/plain; charset=ISO-8859-1",
                               {"X-FYI-Content-Encoding": "base64"}, fault)
         self._send(404, b"Not found", "text/plain")
 
@@ -521,7 +522,7 @@ class _Handler(BaseHTTPRequestHandler):
             if text is not None:
                 import base64
                 items = {"type": "file", "encoding": "base64", "path": m.group(1),
-                         "content": base64.encodebytes(text.encode()).decode()}
+                         "content": base64.encodebytes(text if isinstance(text, bytes) else text.encode()).decode()}
             paged = False
         if items is None:
             return self._send(404, b'{"message": "Not Found"}')

@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import sacrebleu
 
@@ -73,6 +74,39 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path, capsys: pyte
     assert main(["score", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert f"{bad}:4: block has no ORACLE line" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"prediction": ' + "[" * 100_000 + "]" * 100_000 + ', "reference": "a"}',
+     "not valid JSON here: nested deeper than its reader follows"),
+    ('{"prediction": "a\\ud800b", "reference": "a"}',
+     "[prediction]: a lone surrogate (\\ud800) at character 1: not text"),
+])
+def test_jsonl_that_no_later_stage_can_take_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str,
+                                                        message: str) -> None:
+    """Issue 31: 100,000 nested brackets (RecursionError) and a lone surrogate (pyarrow's UnicodeEncodeError) were
+    tracebacks out of revmine score."""
+    bad = tmp_path / "predictions.jsonl"
+    bad.write_text('{"prediction": "a b", "reference": "a b"}\n' + line + "\n", encoding="utf-8")
+    assert main(["score", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"revmine: error: {bad}:2{' ' if message.startswith('[') else ': '}{message}"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_predictions_are_scored(tmp_path: Path) -> None:
+    """Issue 31: 30 empty predictions for 30 references were refused as "file is empty"; a model may predict
+    nothing, and that scores: no match, a token edit distance of the whole reference."""
+    references = [f"return x + {i} ;" for i in range(30)] + ["if ( a ) { b ( ) ; }"]
+    (tmp_path / "refs.txt").write_text("".join(r + "\n" for r in references))
+    (tmp_path / "hyps.txt").write_text("\n" * len(references))
+    assert main(["score", str(tmp_path / "hyps.txt"), "--refs", str(tmp_path / "refs.txt"),
+                 "--out", str(tmp_path / "out")]) == 0
+    rows = pq.read_table(tmp_path / "out" / "scores.parquet").to_pylist()
+    assert [(r["prediction"], r["reference"], r["exact_match"], r["levenshtein_tok"]) for r in rows] == [
+        ("", ref, False, len(ref.split())) for ref in references]
+    (tmp_path / "none.txt").write_text("")
+    assert main(["score", str(tmp_path / "none.txt"), "--refs", str(tmp_path / "refs.txt")]) == 2  # no lines at all
 
 
 def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

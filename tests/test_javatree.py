@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from revmine.preprocess.abstraction import _prepare
 from revmine.preprocess.javalex import KEYWORDS, tokenize
 from revmine.preprocess.javanames import NameSets, _collect_with_javalang, collect_names
 from revmine.preprocess.javatree import javalang_reason
+from revmine.preprocess.methods import ExtractionError
+from revmine.schema import DropReason
 
 #: what the walk can look up: a name or two joined by a dot (rule 5), never a keyword. javalang's sets also
 #: hold pieces nothing looks up (``""``, ``.Inner``, ``super`` from ``? super T``), which tree-sitter need not.
@@ -101,3 +104,28 @@ def test_names_without_the_source_text_come_from_the_tokens():
     fast, slow = _both(tokens)
     assert fast == slow
     assert {"Map", "Map.Entry", "K", "V", "T", "a"} <= fast[1][0] and fast[1][1] == {"go", "make", "b"}
+
+
+def test_a_tree_deeper_than_the_query_can_follow_goes_to_javalang_in_linear_time():
+    """Issue 31: past 65,535 levels tree-sitter's query (16-bit depths) explodes, uninterruptible in C (300,000
+    terms: 516 s). Such a method is read by javalang, whose names it gets, in time linear in its length."""
+    def method(terms: int) -> str:
+        return "int f(Foo a) {\n  return a.size()" + "+1" * terms + ";\n}\n"
+
+    assert javalang_reason(method(60_000)) is None  # shallow enough: the query's answer
+    assert javalang_reason(method(70_000)) == "tree too deep for the query"
+    started = time.perf_counter()
+    deep = _prepare(method(140_000))
+    tree_path, javalang_path = _both(deep.tokens, deep.text)
+    assert tree_path == javalang_path == (True, ({"Foo"}, {"f", "size"}, set()))
+    assert time.perf_counter() - started < 60  # minutes before; about 10 s on a loaded 2-core machine
+
+
+def test_javalang_stops_at_the_deadline():
+    """The time budget holds inside javalang's parse, the path such methods take (128,000 terms: 8 s a side)."""
+    deep = _prepare("int f() {\n  return 1" + "+1" * 128_000 + ";\n}\n")
+    started = time.monotonic()
+    with pytest.raises(ExtractionError) as caught:
+        collect_names(deep.tokens, NameSets(), deep.text, deadline=started + 0.5)
+    assert caught.value.reason == DropReason.TIMEOUT and "javalang" in caught.value.detail
+    assert time.monotonic() - started < 3

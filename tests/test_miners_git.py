@@ -74,3 +74,38 @@ def test_a_full_disk_during_git_fetch_is_the_disk_full_error(tmp_path, monkeypat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"revmine: error: cannot write {out / 'repos'}")
     assert "the disk is full" in err[0] and "git_error" not in err[0]
+
+
+def test_files_that_are_not_utf8_text_are_dropped_as_bad_encoding_not_replaced(tmp_path):
+    """Issue 31: invalid UTF-8 and binary files with a source extension were decoded with U+FFFD and reached the
+    dataset. They are dropped (``bad_encoding``, counted with the other drops); the round's good file is a row."""
+    from revmine.miners.base import DropReason
+    from revmine.miners.rounds import ContentReader, Round, round_rows
+
+    src = tmp_path / "src"
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    shas = []
+    for k, (latin1, binary) in enumerate([(b"class A { String s = \"caf\xe9\"; }\n", b"\x00\x01class B {}\n"),
+                                          (b"class A { String s = \"th\xe9\"; }\n", b"\x00\x02class B {}\n")]):
+        (src / "A.java").write_bytes(latin1)
+        (src / "B.java").write_bytes(binary)
+        (src / "C.java").write_text(f"class C {{ int v = {k}; /* caf\u00e9 */ }}\n", encoding="utf-8")
+        subprocess.run(["git", "-C", str(src), "add", "."], check=True)
+        subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", f"c{k}"],
+                       check=True)
+        shas.append(subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                   check=True).stdout.strip())
+    repo = GitRepo(tmp_path / "clone.git", str(src), ["+refs/heads/*:refs/heads/*"])
+    repo.sync()
+    rnd = Round("github", "example.org", "o/r", "1", None, 1, shas[0], shas[1], "owner", None, None, f"{shas[0]}^")
+    comment = {"id": "c", "created": None}
+    try:
+        mined = round_rows(rnd, {p: [comment] for p in ("A.java", "B.java", "C.java")}, ContentReader(repo))
+    finally:
+        repo.close()
+    first_bad = b"class A { String s = \"caf\xe9".index(b"\xe9")
+    assert [(d.reason, d.path, d.message) for d in mined.drops] == [
+        (DropReason.BAD_ENCODING, "A.java", f"A.java at {shas[0]}: invalid UTF-8 at byte {first_bad}"),
+        (DropReason.BAD_ENCODING, "B.java", f"B.java at {shas[0]}: binary (a NUL byte at byte 0)")]
+    assert [(r["path_before"], r["content_before"], r["content_after"]) for r in mined.rows] == [
+        ("C.java", "class C { int v = 0; /* caf\u00e9 */ }\n", "class C { int v = 1; /* caf\u00e9 */ }\n")]

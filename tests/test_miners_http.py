@@ -339,3 +339,43 @@ def test_new_cache_file_switched_to_wal_while_another_process_writes_it(tmp_path
     con = sqlite3.connect(cache)
     assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     con.close()
+
+
+@pytest.mark.parametrize("env, where", [
+    ({"GITHUB_TOKEN": "ghp_SECRET\rX"}, "GITHUB_TOKEN"),
+    ({"GITHUB_TOKENS": f"{TOKEN_A},ghp_SECRET\x1bb"}, "GITHUB_TOKENS, token 2"),
+    ({"GITHUB_TOKEN": "ghp_SECRET\u00e9"}, "GITHUB_TOKEN"),
+])
+def test_a_malformed_token_is_one_line_naming_its_variable_never_its_value(tmp_path, monkeypatch, capsys, env, where):
+    """Issue 31: a token copied with a carriage return crashed in requests (InvalidHeader) with the token on
+    stderr, and `revmine run` died without a manifest. Now: one line before any request, from mine and run."""
+    from revmine.cli import main
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    job = tmp_path / "job.toml"
+    job.write_text('[job]\nout = "built"\n\n[[projects]]\nsource = "github"\napi_url = "http://127.0.0.1:9/api/v3"\n'
+                   'repo = "octo/demo"\n')
+    for argv in (["mine", "github", "--repo", "octo/demo", "--api-url", "http://127.0.0.1:9/api/v3",
+                  "--out", str(tmp_path / "mined")], ["run", str(job)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        line = err.splitlines()[-1]  # run prints its stage first
+        assert line.startswith(f"revmine: error: environment [{where}]: holds a character a token cannot have")
+        assert err.count("revmine: error") == 1
+        assert "SECRET" not in err and "Traceback" not in err
+    assert not (tmp_path / "mined").exists() and not (tmp_path / "built").exists()
+
+
+def test_a_malformed_credential_in_the_file_names_the_file_and_key(tmp_path):
+    f = tmp_path / "creds.toml"
+    f.write_text(f'[github]\ntokens = ["{TOKEN_A}", "{TOKEN_B}\\r"]\n[gerrit]\nuser = "u"\npassword = "pw\\u0007x"\n')
+    with pytest.raises(InputError) as err:
+        credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
+    assert str(err.value).startswith(f"{f} [github.tokens[1]]: holds a character a token cannot have")
+    with pytest.raises(InputError) as err:
+        credentials_from_env("gerrit", env={"REVMINE_CREDENTIALS": str(f)})
+    assert str(err.value).startswith(f"{f} [gerrit.password]: holds a character a user name or password cannot")
+    assert "SECRET" not in str(err.value) and "pw" not in str(err.value).split("]: ", 1)[1]
+    ok = credentials_from_env("gerrit", env={"GERRIT_USER": "jo", "GERRIT_PASSWORD": "p ss\u00e9w\u20ac0rd"})
+    assert ok.password == "p ss\u00e9w\u20ac0rd"  # spaces and any letter are a password's right (sent as UTF-8)

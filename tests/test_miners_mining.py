@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from miners_server import T0, Fault, ForgeServer, _gerrit_time, _iso, build_forge  # noqa: E402
+from miners_server import T0, Fault, ForgeServer, _gerrit_time, _iso, build_forge, ghost_sha  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
 from revmine.miners import JobOptions, mine_gerrit, mine_github, run_job  # noqa: E402
@@ -24,7 +24,7 @@ from revmine.miners import jobs  # noqa: E402
 from revmine.miners.gerrit import GerritMiner  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.http import Client, Credentials, check_url, host_of  # noqa: E402
-from revmine.miners.jobs import MiningFailed  # noqa: E402
+from revmine.miners.jobs import MiningFailed, manifest_holds  # noqa: E402
 from revmine.io.store import read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -445,3 +445,65 @@ def test_checkpoint_of_another_version_is_refused(server, tmp_path):
     state.write_text(json.dumps({**data, "version": 1, "dropped": []}))
     with pytest.raises(InputError, match=r"\.json \[version\]: checkpoint version 1 is not 2"):
         mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo), options=opts())
+
+
+def test_a_listing_of_no_change_is_a_warning_not_a_finish(server, tmp_path):
+    """Issue 31: a Gerrit answering no changes for a window where it had changes before (or a window with none)
+    was marked finished, so no later run asked again and nothing said so. Now: status empty, a warning, asked
+    again by the next run."""
+    forge = server.forge
+    out = tmp_path / "out"
+    mined = mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
+                        options=opts())
+    listed = mined["projects"][0]["changes_done"]
+    assert listed == len(forge.gerrit_changes) and mined["projects"][0]["warning"] is None
+    state = next((out / "state").glob("*.json"))
+    record = json.loads(state.read_text())
+    state.write_text(json.dumps({**record, "finished": False}))  # a run stopped after its last batch
+    saved, forge.gerrit_changes = forge.gerrit_changes, {}  # the forge now answers no change for the window
+    try:
+        again = mine_gerrit(server.gerrit_url, "demo/app", out, until=UNTIL, clone_url=str(forge.gerrit_repo),
+                            options=opts(cache_mode="off"))["projects"][0]
+    finally:
+        forge.gerrit_changes = saved
+    assert again["status"] == "empty" and again["changes_listed_this_run"] == 0
+    assert f"where it listed {listed} before: not marked finished" in again["warning"]
+    assert json.loads(state.read_text())["finished"] is False and manifest_holds(out)
+
+    none = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "none", since="2001-01-01", until="2001-02-01",
+                       clone_url=str(forge.gerrit_repo), options=opts())["projects"][0]
+    assert none["status"] == "empty" and none["warning"].startswith("the forge listed no change for 2001-01-01")
+    asked = forge.hits.copy()
+    second = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "none", since="2001-01-01", until="2001-02-01",
+                         clone_url=str(forge.gerrit_repo), options=opts(cache_mode="off"))["projects"][0]
+    assert second["status"] == "empty" and second["http_this_run"].get("requests", 0) > 0  # asked again
+    assert forge.hits != asked
+
+
+def test_a_revision_read_through_the_content_endpoint_that_is_not_utf8_is_bad_encoding(server, tmp_path):
+    """Issue 31: Gerrit's content endpoint (a revision gone from git) was decoded with replacement, U+FFFD into
+    the rows; it is a bad_encoding drop, as a file read from git is."""
+    forge = server.forge
+    change = forge.gerrit_changes[4]  # kind 4: patch set 2 exists neither in git nor on the forge
+    ghost = next(sha for sha, rev in change["revisions"].items() if rev["_number"] == 2)
+    forge.contents[(ghost, "src/Foo4.java")] = b"package demo;\n\npublic class Foo4 { String s = \"\xe9\"; }\n"
+    m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
+                    options=opts())
+    assert not [r for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist() if r["change"] == "4"]
+    bad = [d for d in m["projects"][0]["dropped"] if d["change"] == "4" and "last one" not in d["reason"]]
+    at = forge.contents[(ghost, "src/Foo4.java")].index(b"\xe9")
+    assert [d["reason"] for d in bad] == [f"src/Foo4.java at {ghost}: invalid UTF-8 at byte {at}"]
+    assert m["projects"][0]["dropped_by_kind"]["bad_encoding"] == 1
+
+
+def test_a_force_pushed_commit_read_through_the_contents_api_that_is_binary_is_bad_encoding(server, tmp_path):
+    """Issue 31: GitHub's contents API (a commit force-pushed away) was decoded with replacement too."""
+    forge = server.forge
+    ghost = ghost_sha("github-force-pushed")
+    forge.contents[(ghost, "src/A1.java")] = b"\x00\x01\x02 not text"
+    m = mine_github("octo/demo", tmp_path / "out", api_url=server.github_api, clone_url=str(forge.github_repo),
+                    options=opts())
+    rows = read_table(tmp_path / "out" / "rounds.parquet").to_pylist()
+    assert len(rows) == forge.expected["github_rows"] - 1 and not [r for r in rows if r["revision_before"] == ghost]
+    assert [d["reason"] for d in m["projects"][0]["dropped"] if ghost in d["reason"]] == [
+        f"src/A1.java at {ghost}: binary (a NUL byte at byte 0)"]

@@ -115,8 +115,9 @@ def test_detect_format(tmp_path: Path) -> None:
     assert detect_format(_write(tmp_path / "a.txt", "\nINPUT_CODE   : x\n")) == "tufano"
     assert detect_format(_write(tmp_path / "b.txt", "public void f ( ) { }\n")) == "text"
     assert detect_format(_write(tmp_path / "c.out", '{"pred": "x"}\n')) == "jsonl"
+    assert detect_format(_write(tmp_path / "d.txt", "\n\n")) == "text"  # two empty predictions (issue 31)
     with pytest.raises(InputError, match="empty"):
-        detect_format(_write(tmp_path / "d.txt", "\n\n"))
+        detect_format(_write(tmp_path / "e.txt", ""))
 
 
 def test_input_lines_must_be_in_every_block_or_none(tmp_path: Path) -> None:

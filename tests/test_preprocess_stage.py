@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import javalang
@@ -353,6 +354,43 @@ def test_undecodable_fields_drop_their_row_not_the_run(tmp_path):
     assert (counts["pairs"], counts["triplets"]) == (2, 0)  # round 1 went through
 
 
+def test_minified_code_is_a_dropped_file_and_costs_memory_linear_in_its_size(tmp_path):
+    """Issue 31: thousands of functions on one line each carried the whole line (2.2 GB for 200 KB); now the file
+    is dropped as too large once its functions' texts would pass twice its size, and small one-line files stay."""
+    def one_line(n: int, changed: bool = False) -> str:
+        return ";".join(f"function f{i}(a,b){{return a+b*{99 if changed and i == 0 else i}}}" for i in range(n)) + "\n"
+
+    def traced_run(n: int) -> tuple[int, list[dict], list[dict]]:
+        minified = one_line(n)
+        small = one_line(3)  # three one-line functions: each text is the shared line, as the docs say
+        js = [comment("k1", 1, path="app.min.js")]
+        rows = [{**round_row(1, before=minified, after=one_line(n, True), comments=js, path="app.min.js"),
+                 "language": "javascript"},
+                {**round_row(2, before=small, after=one_line(3, True), comments=js, path="app.js"),
+                 "language": "javascript"},
+                round_row(3)]
+        tracemalloc.start()
+        try:
+            # under tracemalloc (slow) the time budget could end the file first: the text budget must decide
+            _, candidates, dropped = run(tmp_path / str(n), rows, timeout=600)
+            return tracemalloc.get_traced_memory()[1], candidates, dropped
+        finally:
+            tracemalloc.stop()
+
+    traced_run(30)  # loads what the stage loads once, not measured
+    peak_100k, _, _ = traced_run(3000)  # about 110 KB on one line
+    peak_200k, candidates, dropped = traced_run(6000)
+    # quadratic (each function a copy of the line) would be 4x and 1.3 GB of text at 6,000; linear is 2x
+    assert peak_200k < 2.4 * peak_100k and peak_200k < 100_000_000  # measured: 1.98x, 34 MB
+    assert [(d["round"], d["kind"], d["reason"], d["comment_id"]) for d in dropped if d["round"] == 1] == [
+        (1, "file", DropReason.FILE_TOO_LARGE, None), (1, "comment", DropReason.FILE_TOO_LARGE, "k1")]
+    assert "share long lines" in next(d["detail"] for d in dropped if d["round"] == 1)
+    kept = [(c["kind"], c["method_name"], c["m_s"], c["m_r"]) for c in candidates if c["round"] == 2]
+    assert kept == [("pair", f"f{i}", one_line(3), one_line(3, True)) for i in range(3)]  # the line changed
+    assert [d["reason"] for d in dropped if d["round"] == 2] == [DropReason.SPANS_METHODS]  # line 1 is all three
+    assert {c["round"] for c in candidates} == {2, 3}
+
+
 def test_time_budget_per_file(tmp_path):
     slow = "class Slow {\n" + "".join(f"  void m{i}(int a) {{ a++; }}\n" for i in range(3000)) + "}\n"
     counts, candidates, dropped = run(tmp_path, [round_row(before=slow, comments=[comment("k", 2)])], timeout=0.01)
@@ -363,10 +401,10 @@ def test_time_budget_per_file(tmp_path):
 def test_a_failing_abstraction_drops_only_its_method(tmp_path, monkeypatch):
     from revmine.preprocess import candidates
 
-    def abstract_pair_failing_on_tax(before, after, idioms=None, spans=False):
+    def abstract_pair_failing_on_tax(before, after, idioms=None, spans=False, deadline=None):
         if "tax(" in before:
             raise ValueError("cannot abstract")
-        return abstract_pair(before, after, idioms, spans)
+        return abstract_pair(before, after, idioms, spans, deadline)
 
     monkeypatch.setattr(candidates, "abstract_pair", abstract_pair_failing_on_tax)
     counts, candidates_rows, dropped = run(tmp_path, [round_row()])

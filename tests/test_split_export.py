@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -576,3 +577,29 @@ def test_every_output_says_eval_is_the_hubs_validation(tmp_path, filtered):
     assert "Split names: `validation` (the Hugging Face name" in card and "call `eval`." in card
     assert "| `split` | string | train, eval or test (`eval` is the `validation` split of the configs) |" in card
     assert card.count("splits named train, eval (the configs' validation), test.") == 2
+
+
+def test_the_card_shows_hostile_names_as_text(tmp_path):
+    """Issue 31: the card copied the title and the project names raw into Markdown, so a project could put a
+    link, an image, HTML or a table cell into it. Every punctuation is escaped (CommonMark's backslash escapes):
+    undoing those escapes gives each name back exactly, and no punctuation is left unescaped."""
+    evil = "x](http://evil.example) <img src=x onerror=alert(1)> | *b* `c`"
+    title = "# Title\nwith [a link](http://evil.example)"
+    rows = [candidate(project=evil), candidate(project="plain/project")]
+    table = table_of(rows)
+    ids = [f"t{i}" for i in range(len(rows))]
+    for position, (name, values) in enumerate((("id", ids), ("split", ["train"] * len(rows)), ("cluster_id", ids))):
+        table = table.add_column(position, name, pa.array(values, pa.string()))
+    write_table(table, tmp_path / "splits" / "train.parquet", DATASET_SCHEMA)
+    for name in ("eval", "test"):
+        write_table(table.slice(0, 0), tmp_path / "splits" / f"{name}.parquet", DATASET_SCHEMA)
+    export_dataset(tmp_path / "splits", tmp_path / "export", ExportOptions(name=title))
+    body = (tmp_path / "export" / "README.md").read_text().split("\n---\n", 1)[1]
+    heading = next(line for line in body.splitlines() if line.startswith("# "))
+    listed = [line for line in body.splitlines() if line.startswith("- gerrit: ")]
+    projects = sorted(line[len("- gerrit: "):].rsplit(" (", 1)[0] for line in listed)  # "- source: name (rows)"
+    unescape = lambda text: re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # noqa: E731 - CommonMark's rule
+    assert unescape(heading[2:]) == " ".join(title.splitlines())
+    assert sorted(map(unescape, projects)) == sorted([evil, "plain/project"])
+    for text in [heading[2:], *projects]:  # once the escapes are taken out, no punctuation is left to act
+        assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\[!-/:-@\[-`{-~]", "", text))

@@ -321,3 +321,21 @@ def test_spans_are_characters_not_bytes():
 ])
 def test_literal_kinds(language, code, literal, kind):
     assert abstract_code(code, language, set()).mapping[literal] == kind
+
+
+def test_the_time_budget_holds_inside_the_abstraction():
+    """Issue 31: a function of one expression of 100,000 terms took seconds in the tree walk, past the file's
+    budget, checked only between functions. The walk checks the deadline; without one the same pair abstracts."""
+    import time
+
+    from revmine.preprocess.methods import ExtractionError
+    from revmine.schema import DropReason
+
+    code = "function f() {\n  return " + "+".join(["a"] * 100_000) + ";\n}\n"
+    started = time.monotonic()
+    with pytest.raises(ExtractionError) as caught:
+        abstract_code_pair(code, code, "javascript", deadline=started + 0.2)
+    assert caught.value.reason == DropReason.TIMEOUT and time.monotonic() - started < 2
+    small = "function f() {\n  return qzx + wvy;\n}\n"
+    assert abstract_code_pair(small, small, "javascript", deadline=time.monotonic() + 60).before == \
+        abstract_code_pair(small, small, "javascript").before == "function METHOD_1 ( ) { return VAR_1 + VAR_2 ; }"

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -467,7 +468,8 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     header.append("---")
     empty = _empty_splits(sizes)
 
-    body = [f"# {options.name}", "", _what_it_holds(kinds, {source for _, source, _ in counts.per_source}), "",
+    sources = {source for _, source, _ in counts.per_source}
+    body = [f"# {markdown_text(options.name)}", "", _what_it_holds(kinds, sources), "",
             "## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
             "|---|" + "---:|" * (len(SPLITS) + 1)]
     for config, by_split in sizes.items():
@@ -596,15 +598,27 @@ def _sources(counts: CardCounts, kinds: list[str]) -> list[str]:
             rows = [counts.per_source[(kind, source, n)] for n in SPLITS]
             if any(rows):
                 projects = sum(1 for k, s, _ in counts.per_project if (k, s) == (kind, source))
-                lines.append(f"| {source} | {CONFIGS[kind]} | {projects} | " + " | ".join(f"{n:,}" for n in rows)
+                lines.append(f"| {markdown_text(source)} | {CONFIGS[kind]} | {projects} | "
+                             + " | ".join(f"{n:,}" for n in rows)
                              + f" | {sum(rows):,} |")
     for kind in kinds:
         ranked = sorted(((source, project, n) for (k, source, project), n in counts.per_project.items() if k == kind),
                         key=lambda item: (-item[2], item[0], item[1]))
         lines += ["", f"Projects with the most {CONFIGS[kind]} ({min(len(ranked), MAX_PROJECTS_LISTED)} of "
                   f"{len(ranked)}):", ""]
-        lines += [f"- {source}: {project} ({n:,})" for source, project, n in ranked[:MAX_PROJECTS_LISTED]]
+        lines += [f"- {markdown_text(source)}: {markdown_text(project)} ({n:,})"
+                  for source, project, n in ranked[:MAX_PROJECTS_LISTED]]
     return lines
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_text(value: str) -> str:
+    """``value`` as literal text in Markdown: every ASCII punctuation backslash-escaped (CommonMark allows it
+    for each, so no link, image, HTML tag, emphasis or table cell can be made from a project or job name) and
+    line breaks as spaces (one line, one heading)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(value).splitlines()))
 
 
 def _languages(counts: CardCounts, kinds: list[str]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -121,8 +122,11 @@ def iter_jsonl(path: Path, lines: Iterable[str] | None = None) -> Iterator[tuple
     """The JSON Lines file's objects with their line numbers, as they are read; blank lines are skipped.
 
     The project's one JSON Lines reader: bad bytes (through :func:`iter_lines`), bad JSON and a line that
-    is not a JSON object are errors naming the file and line. ``lines``: the file's lines when the
-    caller has read them already (``path`` is then only named in errors).
+    is not a JSON object are errors naming the file and line; so are what JSON allows and no later stage can
+    take (issue 31): nesting deeper than Python's recursion limit (``json`` recurses: RecursionError), and an
+    escaped lone surrogate (``"a\\ud800b"``: a str that UTF-8, hence Parquet, cannot encode; checked only on a
+    line holding a ``\\u`` escape of one). ``lines``: the file's lines when the caller has read them already
+    (``path`` is then only named in errors).
     """
     for number, line in enumerate(iter_lines(path) if lines is None else lines, start=1):
         if not line.strip():
@@ -131,9 +135,45 @@ def iter_jsonl(path: Path, lines: Iterable[str] | None = None) -> Iterator[tuple
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=number) from exc
+        except RecursionError:
+            raise InputError(path, "not valid JSON here: nested deeper than its reader follows", line=number) from None
         if not isinstance(record, dict):
             raise InputError(path, f"expected a JSON object, not {type(record).__name__}", line=number)
+        if _SURROGATE_ESCAPE.search(line):
+            _check_surrogates(path, number, record)
         yield number, record
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_surrogates(path: Path, number: int, record: dict) -> None:
+    """An error naming the field of ``record`` holding a lone surrogate (a pair decodes to one character); one
+    in a name (of a field, at any depth) is not quoted: printing it would fail as writing it does."""
+    for key, value in record.items():
+        if not _encodes(key):
+            raise InputError(path, "a lone surrogate in a field name: not text", line=number)
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str) and not _encodes(item):
+                bad = next(i for i, char in enumerate(item) if not _encodes(char))
+                raise InputError(path, f"a lone surrogate (\\u{ord(item[bad]):04x}) at character {bad}: not text",
+                                 line=number, field=key)
+            if isinstance(item, dict):
+                if not all(_encodes(name) for name in item):
+                    raise InputError(path, "a lone surrogate in a field name: not text", line=number, field=key)
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def read_toml(path: Path, quote: bool = True) -> dict:

@@ -336,7 +336,7 @@ _PARQUET_BATCH = 4096
 
 
 def detect_format(path: str | Path) -> str:
-    """Guess the format from the extension, then from the first non-empty line."""
+    """Guess the format from the extension, then from the first non-empty line (only blank lines: text)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
@@ -355,6 +355,8 @@ def detect_format(path: str | Path) -> str:
             if line.lstrip().startswith("{"):
                 return "jsonl"
             return "text"
+    if head:  # lines, all blank: empty predictions, one a line (a model may well predict nothing)
+        return "text"
     raise InputError(path, "file is empty")
 
 

@@ -44,6 +44,7 @@ class DropReason(str, Enum):
     CHANGE_GONE = "change_gone"  # the change answered 404 between listing and fetching (deleted)
     COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
     OTHER_LANGUAGE = "other_language"  # a .h file whose text is C++ when only C is mined, or C when only C++ is
+    BAD_ENCODING = "bad_encoding"  # a revision of the file is not UTF-8 text (invalid UTF-8, or binary: a NUL byte)
     # a whole project that failed (one drop with no change; the job goes on with the other projects)
     FORGE_ERROR = "forge_error"  # the forge kept failing after retries, or answered what the API does not document
     BAD_CREDENTIALS = "bad_credentials"  # the forge or its git refused the credentials (HTTP 401/403)
@@ -91,6 +92,19 @@ class Dropped(Exception):
     def __init__(self, reason: DropReason, message: str):
         super().__init__(message)
         self.reason = reason
+
+
+def source_text(data: bytes, where: str) -> str:
+    """A file's bytes as text, or :class:`Dropped` (``bad_encoding``) naming ``where`` and the byte: decoding
+    with replacement put U+FFFD into the dataset's code (issue 31), a file with a NUL byte is binary (git's
+    own test), whatever its extension."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Dropped(DropReason.BAD_ENCODING, f"{where}: invalid UTF-8 at byte {exc.start}") from None
+    if "\0" in text:
+        raise Dropped(DropReason.BAD_ENCODING, f"{where}: binary (a NUL byte at byte {data.index(0)})")
+    return text
 
 
 @dataclass

@@ -47,7 +47,7 @@ from urllib.parse import quote
 
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, gerrit_author, robot_comment
-from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round
+from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, no_round, source_text
 from .http import BadField, Client, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
@@ -185,7 +185,8 @@ class GerritMiner(Miner):
             url = (f"{self.url}/changes/{self._change_id(change)}/revisions/{sha}/files/"
                    f"{quote(path, safe='')}/content")
             try:
-                return self.client.get(url, expect=str)[0]
+                response = self.client.get(url, expect=str)[1]  # the text is decoded with replacement: not used
+                return source_text(base64.b64decode(b"".join(response.content.split())), f"{path} at {sha}")
             except RemoteError as exc:
                 if exc.status == 404 and sha not in exc.detail:
                     return None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..errors import OperationError, output_error
+from .base import source_text
 
 _ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -193,11 +194,13 @@ class GitRepo:
     def read_many(self, wanted: list[tuple[str, str]], commits: Iterable[str] = ()
                   ) -> tuple[list[str | None], dict[str, bool]]:
         """Texts of (commit, path) pairs (None: no such file, or no such commit) and whether git has
-        each of ``commits``, in one round trip (a round reads two revisions of a file it may not know)."""
+        each of ``commits``, in one round trip (a round reads two revisions of a file it may not know).
+        A content that is not UTF-8 text raises :class:`~.base.Dropped` (``bad_encoding``): the file is dropped."""
         commits = list(commits)
         answers = self._batch([f"contents {sha}:{path}" for sha, path in wanted]
                               + [f"info {sha}^{{commit}}" for sha in commits])
-        texts = [None if data is None else data.decode("utf-8", "replace") for _, data in answers[:len(wanted)]]
+        texts = [None if data is None else source_text(data, f"{path} at {sha}")
+                 for (sha, path), (_, data) in zip(wanted, answers)]
         return texts, {sha: oid is not None for sha, (oid, _) in zip(commits, answers[len(wanted):])}
 
     def has_commits(self, shas: Iterable[str]) -> dict[str, bool]:

@@ -46,7 +46,7 @@ from urllib.parse import quote, urlsplit
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
-from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress
+from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress, source_text
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
@@ -162,7 +162,8 @@ class GitHubMiner(Miner):
                 raise
             with self.client.validating(response):
                 try:
-                    return base64.b64decode(typed(body, "content", str, "a file") or "").decode("utf-8", "replace")
+                    data = base64.b64decode(typed(body, "content", str, "a file") or "")
+                    return source_text(data, f"{path} at {sha}")
                 except (binascii.Error, ValueError):
                     raise BadField("content is not valid base64") from None
         return read

@@ -52,7 +52,9 @@ Decisions
   cache written with credentials replays without them and vice versa.
 - Secrets: credentials come from the environment or a TOML file (:func:`credentials_from_env`);
   they never appear in ``repr``, URLs in messages, exceptions or the cache. URLs given by the user
-  must not carry any (:func:`check_url`): they are copied into rows, manifests and checkpoints.
+  must not carry any (:func:`check_url`): they are copied into rows, manifests and checkpoints. A
+  credential that cannot go into a header (a token copied with a ``\\r``) is refused as it is read, naming
+  the variable or the file and key, before any request (requests' own error would quote it).
 """
 
 from __future__ import annotations
@@ -214,11 +216,15 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     """
     env = os.environ if env is None else env
     if dialect == "github":
-        raw = env.get("GITHUB_TOKENS") or env.get("GITHUB_TOKEN") or ""
-        tokens = [t.strip() for t in raw.replace("\n", ",").split(",") if t.strip()]
+        name = "GITHUB_TOKENS" if env.get("GITHUB_TOKENS") else "GITHUB_TOKEN"
+        tokens = [t.strip() for t in (env.get(name) or "").replace("\n", ",").split(",") if t.strip()]
+        for i, token in enumerate(tokens):
+            _check_secret(token, None, name if len(tokens) == 1 else f"{name}, token {i + 1}", _TOKEN)
         if tokens:
             return Credentials(tokens=tokens)
     elif env.get("GERRIT_USER") and env.get("GERRIT_PASSWORD"):
+        _check_secret(env["GERRIT_USER"], None, "GERRIT_USER", _PASSWORD)
+        _check_secret(env["GERRIT_PASSWORD"], None, "GERRIT_PASSWORD", _PASSWORD)
         return Credentials(user=env["GERRIT_USER"], password=env["GERRIT_PASSWORD"])
     path = env.get("REVMINE_CREDENTIALS")
     if not path:
@@ -232,7 +238,29 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     tokens = section.get("tokens", [section["token"]] if "token" in section else [])
     if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
         raise InputError(path, "must be a list of strings", field=f"{dialect}.tokens")
+    for i, token in enumerate(tokens):
+        _check_secret(token, path, f"{dialect}.tokens[{i}]", _TOKEN)
+    for key in ("user", "password"):
+        if section.get(key) is not None:
+            _check_secret(section[key], path, f"{dialect}.{key}", _PASSWORD)
     return Credentials(tokens=tokens, user=section.get("user"), password=section.get("password"))
+
+
+#: What a token may hold (it goes into an ``Authorization`` header as it is): visible ASCII. A user name or
+#: password goes base64-encoded (gerrit.py, from UTF-8): any character but a control one (a pasted line end).
+_TOKEN = (re.compile(r"[!-~]+"), "a token cannot have (a space, a control character or non-ASCII)")
+_PASSWORD = (re.compile(r"[^\x00-\x1f\x7f-\x9f]+"), "a user name or password cannot have (a control character)")
+
+
+def _check_secret(value: Any, path: str | Path | None, where: str, rule: tuple[re.Pattern[str], str]) -> None:
+    """Refuse a malformed credential before any request: requests would raise on the header with the secret
+    in its message (``InvalidHeader``: a token copied with a ``\\r``). The error names where the value came
+    from (the variable, or the file and key), never the value."""
+    allowed, cannot = rule
+    if not isinstance(value, str) or not allowed.fullmatch(value):
+        what = ("must be a string" if not isinstance(value, str) else
+                f"holds a character {cannot}: copied with a line end?")
+        raise InputError(path or "environment", what, field=where)  # not a setting: a job would claim it
 
 
 class _CountingAdapter(HTTPAdapter):

@@ -20,7 +20,9 @@ a rate limit not worth waiting for, git failing, a listing that stalls) is recor
 ``dropped.parquet`` with no change; what it mined before failing is kept, and the other projects go on.
 Then :class:`MiningFailed` says which failed. A project whose checkpoint says it finished is not asked
 again: re-running the job retries only what failed or was stopped. Bugs are not failures of a project:
-they stop the job with their traceback.
+they stop the job with their traceback. A listing of no change at all (a window with none, or a forge that
+answers nothing for a window it had changes in: issue 31) is not a finish: the project is ``empty``, with a
+``warning`` in the manifest and on the command line, and is asked again by the next run.
 
 Concurrency (``JobOptions.concurrency`` N, ``concurrency`` in a job file): N projects at a time, their
 changes mined by a pool of threads per host (:data:`THREADS_PER_SLOT` per request slot of that host, so
@@ -275,7 +277,7 @@ def manifest_holds(out: str | Path) -> bool:
             done = state.get("done", {})
             drops = sum(pq.read_metadata(part).num_rows for part in (out / DROPS_DIR).glob(f"{p['slug']}-*.parquet")
                         if int(part.name[len(p["slug"]) + 1:-len(".parquet")]) < state.get("next_drop_part", 0))
-            if ((p["status"] == "failed") == bool(state.get("finished")) or p["changes_done"] != len(done)
+            if ((p["status"] in ("failed", "empty")) == bool(state.get("finished")) or p["changes_done"] != len(done)
                     or p["rows"] != sum(done.values()) or len(p["dropped"]) != drops):
                 return False
     except (OSError, ValueError, KeyError, TypeError):  # unreadable or of another shape: not to be trusted
@@ -514,16 +516,17 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
             counts["changes_mined"] += 1
             if output.batch >= opts.batch_size:
                 output.flush(http)
-    output.flush(http, finished=True)
+    output.flush(http, finished=counts["changes_listed"] > 0)  # nothing listed: not a finish (module doc)
 
 
 def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, http_this_run: Counter,
-             seconds: float, status: str, failure: dict | None = None) -> dict:
-    """The project's entry in the manifest (``status``: mined, finished_before (not asked again), failed)."""
+             seconds: float, status: str, failure: dict | None = None, warning: str | None = None) -> dict:
+    """The project's entry in the manifest (``status``: mined, finished_before (not asked again), failed, empty
+    (nothing listed: unfinished, with a ``warning``))."""
     dropped = drops.select(["round_id", "change", "path", "reason"]).to_pylist()
     reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in dropped)
     return {
-        "asked": spec.asked(), "slug": spec.slug, "status": status, "failure": failure,
+        "asked": spec.asked(), "slug": spec.slug, "status": status, "failure": failure, "warning": warning,
         "window": {"since": state["since"], "until": state["until"]},
         "changes_listed_this_run": counts["changes_listed"], "changes_mined_this_run": counts["changes_mined"],
         "changes_skipped_resume": counts["changes_skipped_done"], "changes_done": len(state["done"]),
@@ -561,8 +564,14 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
             output.flush(client.stats)
     finally:
         client.close()
+    warning = None
+    if failure is None and not counts["changes_listed"]:
+        before = len(ckpt.data["done"])
+        warning = (f"the forge listed no change for {ckpt.data['since']} .. {ckpt.data['until']}"
+                   + (f", where it listed {before} before" if before else "")
+                   + ": not marked finished, asked again by the next run (check the project and the window)")
     return _summary(spec, ckpt.data, output.drops.read(), counts, client.stats, time.monotonic() - started,
-                    "failed" if failure else "mined", failure)
+                    "failed" if failure else "empty" if warning else "mined", failure, warning)
 
 
 def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions, limiter: Limiter | None = None) -> list[dict]:
@@ -655,6 +664,9 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     opts = (options or JobOptions()).resolved()
     for spec in specs:
         spec.check_urls()
+        if opts.ambient_credentials and not opts.credentials.get(spec.source):
+            # a malformed credential stops the job here, in one line, not a project mid-way (nor leaks it)
+            credentials_from_env("gerrit" if spec.source == "gerrit" else "github", spec.host)
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
     projects = _mine_all(specs, out, opts)

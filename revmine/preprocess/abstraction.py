@@ -133,17 +133,19 @@ def abstract(code: str, idioms: Iterable[str] | None = None) -> Abstracted:
 
 
 def abstract_pair(before: str, after: str, idioms: Iterable[str] | None = None,
-                  spans: bool = False) -> AbstractedPair:
+                  spans: bool = False, deadline: float | None = None) -> AbstractedPair:
     """Abstract ``before`` then ``after`` with the same maps, as the dataset's src/tgt lines are made.
 
     The name sets are those of both methods; if ``before`` does not parse nothing is collected at all,
     and if only ``after`` fails, ``before``'s names are kept (rule 4). ``spans``: also record where each
-    unit of ``before`` comes from, so that :meth:`AbstractedPair.marked` can mark a range of it.
+    unit of ``before`` comes from, so that :meth:`AbstractedPair.marked` can mark a range of it. ``deadline``
+    (a :func:`time.monotonic` time) is checked inside javalang's parse, the slow path (a method of one
+    expression of 128,000 terms: 8 s a side), raising the ``timeout`` :class:`~.methods.ExtractionError`.
     """
     run = _Abstraction(_idiom_set(idioms))
     prepared_before, prepared_after = _prepare(before, track=spans), _prepare(after)
-    if run.collect(prepared_before):
-        run.collect(prepared_after)
+    if run.collect(prepared_before, deadline):
+        run.collect(prepared_after, deadline)
     lexed = [] if spans else None
     tokens_before = run.walk(prepared_before, lexed)
     tokens_after = run.walk(prepared_after)
@@ -257,9 +259,9 @@ class _Abstraction:
         self.literals = {kind: Ids(prefix) for kind, prefix in _LITERAL_PREFIX.items()}
         self.type_id, self.var_id, self.method_id = self.types.id, self.vars.id, self.methods.id
 
-    def collect(self, prepared: _Prepared) -> bool:
+    def collect(self, prepared: _Prepared, deadline: float | None = None) -> bool:
         """Add one method's names to the sets (rule 3); False if it does not parse (rule 4)."""
-        return not prepared.lex_error and collect_names(prepared.tokens, self.names, prepared.text)
+        return not prepared.lex_error and collect_names(prepared.tokens, self.names, prepared.text, deadline)
 
     def literal_id(self, kind: str, text: str) -> str:
         return text if text in self.idioms else self.literals[kind].id(text)

@@ -393,6 +393,8 @@ class _File:
             comment_abstract = None if comment is None else clean_comment(comment.get("message") or "",
                                                                           pair.mapping, self.idioms)
             marked = None if comment is None else pair.marked(*comment_span(comment, before))
+        except ExtractionError:
+            raise  # the file's time budget, checked inside the abstraction: the whole file is dropped
         except RecursionError:
             self._drop_failed(match, comment, DropReason.TOO_DEEP, "the abstraction recursed too deep")
             return
@@ -456,8 +458,10 @@ class _Abstractions:
         key = id(match.before)
         if key not in self.done:
             before, after = match.before.text, match.after.text
-            self.done[key] = (abstract_pair(before, after, self.idioms, spans=True) if self.language == "java" else
-                              abstract_code_pair(before, after, self.language, self.idioms, spans=True))
+            self.done[key] = (abstract_pair(before, after, self.idioms, spans=True, deadline=self.deadline)
+                              if self.language == "java" else
+                              abstract_code_pair(before, after, self.language, self.idioms, spans=True,
+                                                 deadline=self.deadline))
         return self.done[key]
 
 

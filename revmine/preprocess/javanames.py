@@ -35,6 +35,7 @@ from javalang import tree
 from .javalex import CHAR, FLOAT, IDENT, INT, KEYWORDS, STRING, Token
 from .javatree import TYPE_SPLIT as _TYPE_SPLIT
 from .javatree import tree_names
+from .methods import _DEADLINE_EVERY, check_deadline
 
 
 @dataclass
@@ -122,7 +123,13 @@ class _Parser(jparser.Parser):
                 return self.parse_statement()
         return super().parse_block_statement()
 
-    def parse_primary(self):  # noqa: D102 - same contract as the parent
+    deadline: float | None = None
+    _primaries = 0
+
+    def parse_primary(self):  # noqa: D102 - same contract as the parent; every operand passes here (deadline)
+        self._primaries += 1
+        if self.deadline is not None and self._primaries % _DEADLINE_EVERY == 0:
+            check_deadline(self.deadline, "parsing a method with javalang")
         if self.tokens.look().value == "(":
             return _Parenthesized(expression=self.parse_par_expression())
         return super().parse_primary()
@@ -177,14 +184,16 @@ def _javalang_tokens(tokens: list[Token]) -> list[jtok.JavaToken]:
     return out
 
 
-def collect_names(tokens: list[Token], sets: NameSets, source: str | None = None) -> bool:
+def collect_names(tokens: list[Token], sets: NameSets, source: str | None = None,
+                  deadline: float | None = None) -> bool:
     """Add the names of one method (already lexed) to ``sets``; False, adding nothing, if it does not parse.
 
     ``source``: the text ``tokens`` were lexed from, when the caller has it (else it is rebuilt from them).
+    ``deadline``: checked as javalang parses and as its tree is walked (see :func:`.methods.check_deadline`).
     """
     names = tree_names(_source(tokens) if source is None else source)
     if names is None:
-        return _collect_with_javalang(tokens, sets)
+        return _collect_with_javalang(tokens, sets, deadline)
     if names is False:
         return False
     types, methods, annotations = names
@@ -206,28 +215,30 @@ def _source(tokens: list[Token]) -> str:
     return "".join(out)
 
 
-def _collect_with_javalang(tokens: list[Token], sets: NameSets) -> bool:
+def _collect_with_javalang(tokens: list[Token], sets: NameSets, deadline: float | None = None) -> bool:
     """:func:`collect_names` by javalang alone: the definition the tree-sitter path is checked against."""
-    unit = _parse(tokens)
+    unit = _parse(tokens, deadline)
     marker_names: list[str] = []
     if unit is None and any(tok.text == "@" for tok in tokens):
         # JavaParser accepts Java 8 type annotations (``new @NonNull Foo[n]``); javalang does not. Retry
         # without the annotations that have no arguments (type annotations rarely have any).
         tokens, marker_names = _without_marker_annotations(tokens)
-        unit = _parse(tokens)
+        unit = _parse(tokens, deadline)
     if unit is None:
         return False
     wrapper = unit.types[0]
     if any("default" in member.modifiers for member in wrapper.body if isinstance(member, tree.MethodDeclaration)):
         return False  # JavaParser: "'default' is not allowed here"
     sets.annotations.update(marker_names)
-    _Collector(sets).walk(unit)
+    _Collector(sets).walk(unit, deadline)
     return True
 
 
-def _parse(tokens: list[Token]) -> tree.CompilationUnit | None:
+def _parse(tokens: list[Token], deadline: float | None = None) -> tree.CompilationUnit | None:
+    parser = _Parser(_javalang_tokens(tokens))
+    parser.deadline = deadline
     try:
-        return _Parser(_javalang_tokens(tokens)).parse()
+        return parser.parse()
     except (jparser.JavaParserBaseException, RecursionError):
         return None
 
@@ -278,10 +289,14 @@ class _Collector:
             tree.Annotation: self._annotation,
         }
 
-    def walk(self, root: tree.Node) -> None:
+    def walk(self, root: tree.Node, deadline: float | None = None) -> None:
         stack: list = [root]
         handlers, selectors_of = self.handlers, _HAS_SELECTORS
+        n = 0
         while stack:
+            n += 1
+            if deadline is not None and n % _DEADLINE_EVERY == 0:
+                check_deadline(deadline, "collecting a method's names")
             item = stack.pop()
             cls = type(item)
             if cls is list:

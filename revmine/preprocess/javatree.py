@@ -18,6 +18,12 @@ not shown to agree with javalang's:
 * or one javalang reads differently: ``(a) - b`` (javalang: a cast of ``-b`` to type ``a``) and
   ``Foo.super.bar()`` (no call scope).
 
+A tree deeper than tree-sitter's query can follow goes to javalang too: the query engine keeps a match's
+depth in 16 bits, and past 65,535 levels its work explodes (issue 31: ``return 1+1+...`` of 66,000 terms
+took 1.5 s against 0.3 s for 65,000, 300,000 terms 516 s, uninterruptible in C), while javalang reads such
+a chain in linear time (8.5 s for 300,000 terms, within the caller's deadline). Only a method long enough
+to be that deep (:data:`QUERY_SAFE_BYTES`) has its depth measured.
+
 ``default`` methods are answered here: the reference rejects them (javanames explains why), so a
 ``default`` member of the wrapper class means the method does not parse.
 
@@ -92,6 +98,10 @@ _QUERY = Query(_LANGUAGE, f"""
 [(annotation) (marker_annotation)] @any_annotation
 """)
 _WRAPPER = b"class Dummy {\n%s\n}"
+#: Deepest tree the query is run on (its depth counter is 16 bits), and the size under which no method's tree
+#: comes near it: a level of nesting takes at least a token, and a token at most a few levels of unit nodes.
+QUERY_MAX_DEPTH = 65_535
+QUERY_SAFE_BYTES = 8_192
 _EMPTY: list[Node] = []
 
 
@@ -101,9 +111,10 @@ def tree_names(source: str) -> tuple[set[str], set[str], set[str]] | bool | None
     ``False``: the reference rejects the method (a ``default`` method). ``None``: the tree is not one this
     module knows to agree with javalang (see the module docstring); ask javalang.
     """
-    root, captures = _parse(source)
-    if _needs_javalang(root, captures):
+    parsed = _parse(source)
+    if parsed is None or _needs_javalang(*parsed):
         return None
+    root, captures = parsed
     if _has_default_member(root):
         return False
     types: set[str] = set()
@@ -130,15 +141,36 @@ def tree_names(source: str) -> tuple[set[str], set[str], set[str]] | bool | None
 
 def javalang_reason(source: str) -> str | None:
     """Why :func:`tree_names` leaves ``source`` to javalang (``None``: it does not), for counting the paths."""
-    return _needs_javalang(*_parse(source))
+    parsed = _parse(source)
+    return "tree too deep for the query" if parsed is None else _needs_javalang(*parsed)
 
 
-def _parse(source: str) -> tuple[Node, dict[str, list[Node]]]:
+def _parse(source: str) -> tuple[Node, dict[str, list[Node]]] | None:
+    """The tree and the query's captures; None for a tree too deep for the query (module doc)."""
     parser = getattr(_PARSERS, "parser", None)
     if parser is None:
         parser = _PARSERS.parser = Parser(_LANGUAGE)
-    root = parser.parse(_WRAPPER % source.encode("utf-8")).root_node
+    data = _WRAPPER % source.encode("utf-8")
+    root = parser.parse(data).root_node
+    if len(data) > QUERY_SAFE_BYTES and _deeper_than(root, QUERY_MAX_DEPTH):
+        return None
     return root, QueryCursor(_QUERY).captures(root)
+
+
+def _deeper_than(root: Node, limit: int) -> bool:
+    """Whether a path of the tree has more than ``limit`` nodes below ``root`` (a cursor walk: no recursion)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > limit:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 def _needs_javalang(root: Node, captures: dict[str, list[Node]]) -> str | None:

@@ -24,6 +24,11 @@ text blocks and brackets aware) makes its answer exact where Lizard is line-base
   annotations. Javadoc and comments above the first annotation are *not* part of it: the dataset's
   methods never include them, so a comment on them has nothing in m_s to act on.
 * Text and link range are whole lines: two methods on one line share it (a comment there touches both).
+  So the methods' texts together are bounded by their file's size only while few methods share a line: on
+  minified code (one line of thousands of functions) each would carry the whole line, memory and time
+  quadratic in the line's length (issue 31: 2.2 GB for a 200 KB JavaScript line). :class:`LineTexts` gives
+  the texts within a budget (:data:`TEXT_BUDGET` times the file, plus :data:`TEXT_SLACK`): past it the file
+  is dropped as ``file_too_large`` before the texts are built, so one file's cost stays linear in its size.
 * Methods nested in another method (anonymous and local classes, ``(anonymous)::run``) are dropped; their
   lines belong to the enclosing method. A "method" that is not a declaration ``name(...) [throws ...] {``
   on Lizard's line is not kept.
@@ -62,11 +67,16 @@ import lizard
 
 from ..schema import DropReason
 
-__all__ = ["ExtractionError", "FileMethods", "Match", "Matching", "Method", "Unbalanced", "check_deadline",
-           "extract_methods", "join_tokens", "match_methods"]
+__all__ = ["ExtractionError", "FileMethods", "LineTexts", "Match", "Matching", "Method", "Unbalanced",
+           "check_deadline", "extract_methods", "join_tokens", "match_methods"]
 
 #: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
 MAX_DEPTH = 100
+#: The methods' texts of a file may hold this many times the file's characters, and :data:`TEXT_SLACK` more:
+#: a file of real code uses about 1x (a line is shared by two methods at most, now and then); the slack
+#: spares small files with many one-line methods on a line.
+TEXT_BUDGET = 2
+TEXT_SLACK = 100_000
 
 # One match per significant token (group 1), skipping the whitespace and comments before it; at the end
 # of the file a match may be only whitespace and comments (group 1 empty).
@@ -471,6 +481,30 @@ def check_deadline(deadline: float, doing: str) -> None:
         raise ExtractionError(DropReason.TIMEOUT, f"time budget exceeded while {doing}")
 
 
+class LineTexts:
+    """Whole-line texts of one source (1-based, inclusive ranges, each line ending with ``"\\n"``), charged to the
+    file's budget (:data:`TEXT_BUDGET`, module doc): the size of a range is known from the line offsets
+    before its text is built, so a file past its budget costs nothing more than its lines."""
+
+    def __init__(self, source: str):
+        self.lines = source.split("\n")
+        self._offsets = [0]
+        for line in self.lines:
+            self._offsets.append(self._offsets[-1] + len(line) + 1)
+        self._size = len(source)
+        self._left = TEXT_BUDGET * len(source) + TEXT_SLACK
+
+    def text(self, start: int, end: int) -> str:
+        """Lines ``start``-``end``; raises the ``file_too_large`` :class:`ExtractionError` past the budget."""
+        first, last = start - 1, max(min(end, len(self.lines)), start - 1)
+        self._left -= self._offsets[last] - self._offsets[first]
+        if self._left < 0:
+            raise ExtractionError(DropReason.FILE_TOO_LARGE,
+                                  f"its methods' texts would exceed {TEXT_BUDGET} times its {self._size} characters "
+                                  f"(and {TEXT_SLACK} more): many methods share long lines (minified code)")
+        return "".join(line + "\n" for line in self.lines[first:last])
+
+
 def _lizard_functions(source: str, deadline: float | None, filename: str = "X.java") -> list:
     """Lizard's function list, with a clock check in its token stream so a pathological file stops.
 
@@ -514,7 +548,7 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
             found.append((toks.head(name), name, toks.partner[toks.body_open(name)], name + 1))
     for name, header in toks.compact.items():  # Lizard does not see them
         found.append((toks.head(name), name, toks.partner[name + 1], header))
-    lines = source.split("\n")
+    texts = LineTexts(source)
     methods: list[Method] = []
     outer_end = -1
     for head, name, close, params in sorted(found):
@@ -529,7 +563,7 @@ def extract_methods(source: str, deadline: float | None = None, max_depth: int =
             start_line=start,
             end_line=end,
             link_start=toks.line(head),
-            text="".join(line + "\n" for line in lines[start - 1:end]),
+            text=texts.text(start, end),
         ))
     return FileMethods(methods, [toks.unbalanced_lines(i) for i in toks.unbalanced])
 

@@ -80,6 +80,7 @@ from ..errors import InputError
 from ..lang.idioms import default_idioms
 from ..lang.languages import LANGUAGES, parse_member
 from .abstraction import Abstracted, AbstractedPair, Unit, Ids
+from .methods import _DEADLINE_EVERY, check_deadline
 
 __all__ = ["DEDENT", "INDENT", "NEW_LINE", "TREE_LANGUAGES", "abstract_code", "abstract_code_pair", "raw_tokens"]
 
@@ -236,12 +237,15 @@ def abstract_code(code: str, language: str, idioms: Iterable[str] | None = None)
 
 
 def abstract_code_pair(before: str, after: str, language: str, idioms: Iterable[str] | None = None,
-                       spans: bool = False) -> AbstractedPair:
+                       spans: bool = False, deadline: float | None = None) -> AbstractedPair:
     """Abstract ``before`` then ``after`` with one map, as a dataset's src/tgt lines are made.
 
     ``spans``: also record where each unit of ``before`` comes from, for :meth:`AbstractedPair.marked`.
+    ``deadline`` (:func:`time.monotonic`) is checked in the walk of each tree, the Python part that grows with
+    the function (one expression of 100,000 terms: seconds), raising the ``timeout``
+    :class:`~.methods.ExtractionError`.
     """
-    leaves, leaves_after = _tokens(before, language), _tokens(after, language)
+    leaves, leaves_after = _tokens(before, language, deadline), _tokens(after, language, deadline)
     run = _Run(_idiom_set(idioms, language))
     printed_before = run.walk(leaves)
     printed_after = run.walk(leaves_after)
@@ -288,7 +292,7 @@ class _Run:
 # -- tokens and roles from the tree ---------------------------------------------------------------------
 
 
-def _tokens(code: str, language: str) -> list[_Leaf]:
+def _tokens(code: str, language: str, deadline: float | None = None) -> list[_Leaf]:
     """The function's leaves with their kinds and source characters (module docstring)."""
     rules = RULES.get(language)
     if rules is None:
@@ -296,7 +300,7 @@ def _tokens(code: str, language: str) -> list[_Leaf]:
                                  "Java's is revmine.preprocess.abstraction)")
     source = code.encode("utf-8")
     tree, offset = parse_member(language, source)
-    leaves = _Walk(rules, source, offset).run(tree)
+    leaves = _Walk(rules, source, offset).run(tree, deadline)
     if rules.layout:
         leaves = _layout(leaves, source)
     if len(source) == len(code):  # ASCII: bytes are characters
@@ -338,7 +342,7 @@ class _Walk:
             node = node.named_children[0] if name is None and node.named_child_count else (
                 node.child_by_field_name(name) if name else None)
 
-    def run(self, tree) -> list[_Leaf]:
+    def run(self, tree, deadline: float | None = None) -> list[_Leaf]:
         rules, source, offset = self.rules, self.source, self.offset
         low, high = offset, offset + len(source)
         names, literals, skip = rules.names, rules.literals, rules.skip
@@ -347,8 +351,11 @@ class _Walk:
         methods, types = self.methods, self.types
         out: list[_Leaf] = []
         cursor = tree.walk()
-        depth, type_depth = 0, -1
+        depth, type_depth, visited = 0, -1, 0
         while True:
+            visited += 1
+            if deadline is not None and visited % _DEADLINE_EVERY == 0:
+                check_deadline(deadline, "abstracting a function")
             node = cursor.node
             kind = node.type
             start, end = node.start_byte, node.end_byte
