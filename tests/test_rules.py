@@ -86,6 +86,10 @@ RELEVANT = [
     # A mention of tests is not a request for tests; a comment in another script is not empty.
     "The test case already sorts the input, so sorting again here is wasted.",
     "Это лишняя проверка, убери её.",
+    # sed substitutions are edits spelled out, even when every word is a stop word.
+    "s/the the/the/",
+    "nit: s/an/a/",
+    "s/it's/its",
 ]
 
 

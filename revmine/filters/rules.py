@@ -348,10 +348,17 @@ DROPPING_RULES: frozenset[str] = frozenset({"empty_after_stopwords", "approval",
                                             "plus_one", "short_answer", "reference", "link"})
 
 
+#: A sed substitution ("s/recieve/receive/", "nit: s/the the/the/") spells out an edit: reviewers' shorthand on
+#: Gerrit and mailing lists, often all stop words, which the empty and dominant rules would read as noise.
+_SUBSTITUTION = re.compile(r"(?:^|[\s(:])s/[^/\s][^/]*/")
+
+
 def categories(text: str) -> list[str]:
     """Names of the noise rules ``text`` trips, in :data:`RULE_NAMES` order (empty: looks relevant)."""
     text = message_body(text)
     prose = _prose(text)
+    if _SUBSTITUTION.search(prose):
+        return []
     return [name for name, rule in _RULES.items() if rule(prose, text)]
 
 
