@@ -25,11 +25,12 @@ import pyarrow.parquet as pq
 
 from ..errors import InputError
 from ..io.rows import HF_SPLITS, SPLITS
-from ..io.store import Parts, upgraded
+from ..io.store import ROW_GROUP_ROWS, Parts, upgraded
 from ..schema import DATASET_SCHEMA, HUNK_DATASET_SCHEMA, UPGRADES, schema_id
 
-#: rows read at a time while a view is searched
-SCAN_ROWS = 65_536
+#: rows read at a time while a view is searched: a row group of the split's files (65,536 took 1.6 times as long
+#: and 1.5 times the memory to search 200,000 rows)
+SCAN_ROWS = ROW_GROUP_ROWS
 #: views kept (each holds the positions of its rows: at most 8 MB for a million)
 CACHED_VIEWS = 16
 MAX_LIMIT = 200
