@@ -802,9 +802,10 @@ def _run_browse(args: argparse.Namespace) -> int:
         server = make_server(args.run, port)
     except OSError as exc:
         raise OperationError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc} (try --port 0)") from exc
-    with server:
-        _stdout_guard(functools.partial(print, flush=True),
-                      f"browsing {args.run} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with server:  # what it serves is said before it serves (--json: one JSON line)
+        _stdout_guard(functools.partial(print, flush=True), json.dumps({"run": str(args.run), "url": url})
+                      if _flag(args, "json") else f"browsing {args.run} at {url} (Ctrl-C stops)")
         try:
             server.serve_forever()
         except KeyboardInterrupt:

@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from revmine.cli import main
-from revmine.report.browser import PAGE_SIZE, make_server
+from revmine.report.browser import DEFAULT_PORT, PAGE_SIZE, make_server
 from revmine.report.row_views import LEVELS, MAX_LIMIT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -89,6 +89,9 @@ def test_paging_boundaries_search_filters_and_rows(run: Path, url: str) -> None:
     assert [r["_row"] for r in found["rows"]] == [r["_row"] for r in expected(run, "triplets", "train", "null")]
     assert found["total"] > 0
     assert get(url, "/api/rows", level="triplets", split="train", q="no row says this").json()["total"] == 0
+    literal = get(url, "/api/rows", level="pairs", split="train", q="(S", limit=MAX_LIMIT).json()  # not a pattern
+    assert [r["_row"] for r in literal["rows"]] == [r["_row"] for r in expected(run, "pairs", "train", "(s")]
+    assert literal["total"] > 0
     hunks = get(url, "/api/rows", level="hunks", split="test", **{"f.y": "1", "f.language": "java"}).json()
     assert hunks["total"] == len(expected(run, "hunks", "test", y=1, language="java")) > 0
     only_comment = get(url, "/api/rows", level="triplets", split="train", q="null", **{"in": "comment"}).json()
@@ -195,6 +198,12 @@ def test_the_page_in_chromium(run: Path, url: str, browser: Any) -> None:
     page.close()
 
 
+def test_the_run_report_says_how_to_browse(run: Path) -> None:
+    html = (run / "report.html").read_text(encoding="utf-8")
+    assert f"<code>revmine browse {run.resolve()}</code>" in html
+    assert f'<a href="http://127.0.0.1:{DEFAULT_PORT}/">' in html
+
+
 def test_the_command_serves_until_interrupted(run: Path, tmp_path: Path) -> None:
     process = subprocess.Popen([sys.executable, "-m", "revmine.cli", "browse", str(run), "--port", "0"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -207,9 +216,17 @@ def test_the_command_serves_until_interrupted(run: Path, tmp_path: Path) -> None
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
+    process = subprocess.Popen([sys.executable, "-m", "revmine.cli", "browse", str(run), "--port", "0", "--json"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said = json.loads(process.stdout.readline())
+        assert said["run"] == str(run)
+        assert requests.get(said["url"] + "api/levels", timeout=30).json() == levels
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
     done = subprocess.run([sys.executable, "-m", "revmine.cli", "browse", str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == (f"revmine: error: {tmp_path}: no splits/ folder: not the output folder of revmine run, "
                            "or its split stage has not run\n")
-    assert json.loads(json.dumps(levels))  # the endpoint's body is JSON

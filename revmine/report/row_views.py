@@ -162,8 +162,8 @@ class RunRows:
     def values(self, level_name: str, split: str) -> dict[str, list[Any]]:
         """The distinct values of each filter column among the level's rows of the split (at most
         :data:`MAX_VALUES` each, sorted)."""
+        Query(level_name, split)  # the names checked
         level = LEVELS[level_name]
-        Query(level_name, split)
         column, value = level.selects(split)
         found: dict[str, set] = {name: set() for name in level.filters}
         for batch in self._batches(level.file(self.run, split), [column, *level.filters]):
