@@ -784,12 +784,42 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_browse(sub: argparse._SubParsersAction) -> None:
+    p = _command(sub, "browse", help="browse every row of a run in a web page on 127.0.0.1",
+                 description="Serve a page on http://127.0.0.1:PORT/ (no network) to page through every split of the "
+                             "run's triplets, pairs and hunks, search their texts and filter by column; it reads a "
+                             "page at a time, so a million rows are as quick as a hundred. Ctrl-C stops it.")
+    p.add_argument("run", type=Path, help="the output folder of revmine run (it has splits/)")
+    p.add_argument("--port", type=int, default=None, help="the port (default 8765; 0: any free port)")
+    p.set_defaults(func=_run_browse)
+
+
+def _run_browse(args: argparse.Namespace) -> int:
+    from .report.browser import DEFAULT_PORT, make_server
+
+    port = DEFAULT_PORT if args.port is None else args.port
+    try:
+        server = make_server(args.run, port)
+    except OSError as exc:
+        raise OperationError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc} (try --port 0)") from exc
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with server:  # what it serves is said before it serves (--json: one JSON line)
+        _stdout_guard(functools.partial(print, flush=True), json.dumps({"run": str(args.run), "url": url})
+                      if _flag(args, "json") else f"browsing {args.run} at {url} (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="revmine", description=__doc__.splitlines()[0], parents=[COMMON])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap, _add_report):
+                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap, _add_report,
+                _add_browse):
         add(sub)
     return parser
 

@@ -41,8 +41,12 @@ def environment() -> dict[str, str]:
             "jinja2": jinja2.__version__, "numpy": np.__version__}
 
 
+def render(template: str, **context: Any) -> str:
+    """The page ``template`` makes of ``context``, with the time and versions every page's footer gives."""
+    return _ENV.get_template(template).render(generated=datetime.datetime.now(datetime.timezone.utc)
+                                              .strftime("%Y-%m-%d %H:%M UTC"), versions=environment(), **context)
+
+
 def write_report(out: Path, template: str, **context: Any) -> Path:
     """Render ``template`` into ``out/report.html`` (written atomically) and return its path."""
-    html = _ENV.get_template(template).render(generated=datetime.datetime.now(datetime.timezone.utc)
-                                              .strftime("%Y-%m-%d %H:%M UTC"), versions=environment(), **context)
-    return write_text(out / REPORT_NAME, html)
+    return write_text(out / REPORT_NAME, render(template, **context))
