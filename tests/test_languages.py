@@ -70,7 +70,7 @@ def test_languages_are_checked():
         check_languages(["java", "kotlin"])
     with pytest.raises(InputError, match="named twice"):
         check_languages(["go", "go"])
-    assert set(LANGUAGES) == {"java", "python", "javascript", "typescript", "go", "c", "cpp", "csharp"}
+    assert set(LANGUAGES) == {"java", "python", "javascript", "typescript", "go", "c", "cpp", "csharp", "php", "ruby"}
 
 
 def _history() -> dict[str, dict]:

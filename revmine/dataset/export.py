@@ -117,7 +117,7 @@ _COLUMN_DOCS = {
     "change": "Gerrit change number or GitHub pull-request number",
     "round": "patch set (Gerrit) or commit index (GitHub) that was reviewed",
     "path": "file as submitted",
-    "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp)",
+    "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp, php, ruby)",
     "comment_id": "the reviewer comment's id on its host",
     "comment_author": "the comment's author",
     "comment_is_owner": "whether the comment's author owns the change",
