@@ -23,11 +23,15 @@ cls (quality estimation):  as msg; ``y`` = 1 (the change needs a comment) is a t
 ``patch``, ``y``           ("" when absent), ``y`` = 0 a pair
 all (optional)             ``id`` -> comment_id (else ``<file>:<line>``); ``repo`` or ``proj`` ->
                            project (else ``unknown``); ``lang`` -> language (short codes such as
-                           ``py``, ``js``, ``cs`` as revmine names them); ``oldf`` (the whole old
-                           file) has no column and is not kept
+                           ``py``, ``js``, ``cs``, ``rb`` as revmine names them); ``oldf`` (the
+                           whole old file) has no column here: it is kept in the hunk rows
 =========================  =====================================================================
 
 Provenance: source ``codereviewer``, change ``<file stem>:<line>`` (unique per example).
+
+Beside these candidates rows, :func:`codereviewer_hunk_rows` gives each record as a hunk row
+(:data:`~revmine.schema.HUNK_DATASET_SCHEMA`) holding the record itself, from which ``revmine export`` writes
+CodeReviewer's files back byte for byte (the import writes them to ``hunks.parquet``).
 """
 
 from __future__ import annotations
