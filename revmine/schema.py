@@ -207,12 +207,16 @@ HUNKS_SCHEMA = _versioned(HUNKS_NAME, HUNKS_VERSION, [
     pa.field("comment", pa.string()),
 ])
 
-HUNK_DATASET_NAME, HUNK_DATASET_VERSION = "hunk_dataset", 1
+HUNK_DATASET_NAME, HUNK_DATASET_VERSION = "hunk_dataset", 2  # 2: task, record
 
 #: The hunk rows with their split (``splits/hunks.parquet``; CodeReviewer's JSON Lines are exported from it).
+#: A row imported from CodeReviewer's files (``revmine import codereviewer``) keeps its record: the export writes
+#: it back to its task's file as it was published; a mined row has neither (its three tasks' lines are built).
 HUNK_DATASET_SCHEMA = _versioned(HUNK_DATASET_NAME, HUNK_DATASET_VERSION, [
     pa.field("split", pa.string(), nullable=False),  # "train" | "eval" | "test"
     *HUNKS_SCHEMA,
+    pa.field("task", pa.string()),  # an imported row's CodeReviewer task (msg, ref, cls); None when mined
+    pa.field("record", pa.large_string()),  # its JSON object, in its fields' order (json.dumps); None when mined
 ])
 
 # --- filters and dataset stages: kept.parquet, dropped.parquet, filter_report.parquet, splits ------------
@@ -356,6 +360,7 @@ UPGRADES: dict[str, dict[str, str | None]] = {
     **{f"{name}/{version - 2}": {"language": "java", **_NO_AUTHOR_KIND} for name, version in _ROW_SCHEMAS},
     **{f"{name}/{version - 1}": dict(_NO_AUTHOR_KIND) for name, version in _ROW_SCHEMAS},
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
+    f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None},  # every row was mined
 }
 
 

@@ -1,10 +1,10 @@
-"""Build the idiom lists of seven languages from real code: ``revmine/data/idioms/<language>.txt`` and SOURCES.md.
+"""Build the idiom lists of nine languages from real code: ``revmine/data/idioms/<language>.txt`` and SOURCES.md.
 
 An idiom is a token that the abstraction keeps as it is instead of turning it into an id (Tufano et al., "On
 Learning Meaningful Code Changes via Neural Machine Translation", ICSE 2019, and "Towards Automating Code
 Review Activities", ICSE 2021: the idioms are "the most frequent identifiers and literals" of a large corpus;
 their Java list is ``revmine/data/idioms.txt``, 300 lines). This script counts them for python, javascript,
-typescript, go, c, cpp and csharp, 300 per language, most frequent first.
+typescript, go, c, cpp, csharp, php and ruby, 300 per language, most frequent first.
 
 Decisions:
 
@@ -12,9 +12,11 @@ Decisions:
   language, several domains each), from the package registries this machine reaches: PyPI wheels (python, and
   pythonnet's sdist for its C# runtime), npm tarballs (javascript; typescript from packages that publish their
   ``src/*.ts``), Go module zips, and Debian source packages' upstream tarballs (c, cpp, csharp; Debian's
-  ``mono`` tarball carries several upstream C# projects, counted as the separate projects they are). Each
-  archive is checked by sha256. The projects of ``shared/fixtures/code_revisions`` (requests, cobra, leveldb,
-  sds, jq, express, ky, Newtonsoft.Json) are left out, since tests use them.
+  ``mono`` tarball carries several upstream C# projects, counted as the separate projects they are; php and
+  ruby: Debian too, the PHP and Ruby packages of bookworm whose upstream tarball Debian's mirror served, 8 and 5
+  projects, as Packagist and RubyGems are not reachable here). Each archive is checked by sha256. The projects
+  of ``shared/fixtures/code_revisions`` (requests, cobra, leveldb, sds, jq, express, ky, Newtonsoft.Json) and of
+  ``tests/data/php_ruby_revisions`` (guzzle/psr7, rack) are left out, since tests use them.
 * **Files**: a file counts when :func:`revmine.lang.languages.language_of` gives the project's language
   (``.h`` by linguist's heuristic), it lies under the project's source folders, and it is not a test, vendored,
   example, documentation, build output or generated file (:func:`keep_file`: folder and file names, and the
@@ -68,7 +70,7 @@ from revmine.preprocess.treeabstraction import RULES
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "revmine" / "data" / "idioms"
 CACHE = Path.home() / ".cache" / "revmine" / "idioms-corpus"
-LANGUAGES = ("python", "javascript", "typescript", "go", "c", "cpp", "csharp")
+LANGUAGES = ("python", "javascript", "typescript", "go", "c", "cpp", "csharp", "php", "ruby")
 ENTRIES = 300
 MIN_PROJECTS = 3
 #: no project gives one entry more than this share of the median project's tokens (module docstring, "Ranking")
@@ -112,6 +114,17 @@ RESERVED: dict[str, frozenset[str]] = {
                         "operator out override params private protected public readonly ref return sbyte sealed short "
                         "sizeof stackalloc static string struct switch this throw true try typeof uint ulong unchecked "
                         "unsafe ushort using virtual void volatile while".split()),
+    # PHP manual, "List of Keywords" (names that PHP reserves, compile-time constants aside)
+    "php": frozenset("abstract and array as break callable case catch class clone const continue declare default "
+                     "die do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile enum eval "
+                     "exit extends final finally fn for foreach function global goto if implements include "
+                     "include_once instanceof insteadof interface isset list match namespace new or print private "
+                     "protected public readonly require require_once return static switch throw trait try unset use "
+                     "var while xor yield".split()),
+    # Ruby's reserved words (doc/syntax/keywords.rdoc)
+    "ruby": frozenset("__ENCODING__ __LINE__ __FILE__ BEGIN END alias and begin break case class def defined? do "
+                      "else elsif end ensure false for if in module next nil not or redo rescue retry return self "
+                      "super then true undef unless until when while yield".split()),
 }
 
 
@@ -158,6 +171,37 @@ _MONO = _deb("mono", "6.8.0.105+dfsg", "mono_6.8.0.105+dfsg.orig.tar.xz",
              "6cde75aefc19c55c4dcdae7f22a1f67bdc30f47e41079054bebafeaee3c4d900")
 
 PROJECTS: tuple[Project, ...] = (
+    # php and ruby: Debian bookworm's upstream tarballs (module docstring, "Corpus")
+    # PHP: each project's sources are its src/ folder
+    *(Project("php", name, _deb(package, version, file, sha256), licence, ("src/",))
+      for name, package, version, file, sha256, licence in (
+        ("composer", "composer", "2.5.5", "composer_2.5.5.orig.tar.xz",
+         "9d24f477e5a3c1c2ab12c1cf734a0d66d4572740d9edad44e462c5dc60983bce", "MIT"),
+        ("laravel-framework", "php-laravel-framework", "8.83.26+dfsg", "php-laravel-framework_8.83.26+dfsg.orig.tar.xz",
+         "dae1be708d1aea10f38be5a73cf8e583218a6a849a98797ae147b4975c328c84", "MIT"),
+        ("commonmark", "php-league-commonmark", "2.3.9", "php-league-commonmark_2.3.9.orig.tar.xz",
+         "c47403767a27c7d14f036a0a8e758eab213958d2489160412043174dc453f9d3", "BSD-3-Clause"),
+        ("monolog", "php-monolog", "2.9.1", "php-monolog_2.9.1.orig.tar.xz",
+         "55d7d62eee001d4e68fe0d53841ede53bd583f4e0e3a172877d9a939f4b3c79e", "MIT"),
+        ("fast-route", "php-nikic-fast-route", "1.3.0", "php-nikic-fast-route_1.3.0.orig.tar.gz",
+         "daa85ac7a861b26989dd461854f37e3a696327bde7edd8e815f84cba3c8f1951", "BSD-3-Clause"),
+        ("twig", "php-twig", "3.5.1", "php-twig_3.5.1.orig.tar.xz",
+         "1c6b0b85a6076bc2a96e916121dbb473a650a521b4ff82036fb7806d78dfef03", "BSD-3-Clause"),
+        ("phpunit", "phpunit", "9.6.7", "phpunit_9.6.7.orig.tar.xz",
+         "2e94011459b6cae0bafe6ab667d8111083a927fec138cc397044cc7a03e568b7", "BSD-3-Clause"),
+        ("symfony", "symfony", "5.4.53+dfsg", "symfony_5.4.53+dfsg.orig.tar.xz",
+         "515820883adad6d72924de6414d2f51f8a4eea5d95d836075c89abd4ae6471f1", "MIT"),
+    )),
+    Project("ruby", "puma", _deb("puma", "5.6.5", "puma_5.6.5.orig.tar.gz",
+        "8c056fddcf3acefb4547bff3533741cd8e8a1b08c3ff0a60a5ec68f208b4659b"), "BSD-3-Clause", ("lib/",)),
+    Project("ruby", "rails", _deb("rails", "6.1.7.10+dfsg", "rails_6.1.7.10+dfsg.orig.tar.xz",
+        "54f0c056757697e2fd6887e622c23fac5eb862a65ac497e9e3a5081a3dc57f66"), "MIT"),
+    Project("ruby", "rubocop", _deb("rubocop", "1.39.0+dfsg", "rubocop_1.39.0+dfsg.orig.tar.xz",
+        "ba0ddf790c6afb418a9de66d272d7205e5ae448c65afbc29fbee56c7eb76ec11"), "MIT", ("lib/",)),
+    Project("ruby", "devise", _deb("ruby-devise", "4.8.1", "ruby-devise_4.8.1.orig.tar.gz",
+        "85e44619f5cabf16a7716ac643d80e82e88b7dd287900abfafd348a117a3d8a8"), "MIT", ("lib/", "app/")),
+    Project("ruby", "nokogiri", _deb("ruby-nokogiri", "1.13.10+dfsg", "ruby-nokogiri_1.13.10+dfsg.orig.tar.xz",
+        "98e920d292f48904e63eca9fa8c42204f320cbfd82c080e31377cdcc22adddeb"), "MIT", ("lib/",)),
     # python: PyPI wheels (pure Python, so the wheel holds the sources as released)
     Project("python", "django", _wheel("django", "5.2.19",
         "5965d974a5218a2b68a11dd1276434707f23886525c23f0598eccedaf4f4ca00"), "BSD-3-Clause"),
@@ -551,9 +595,11 @@ def count_archive(path: Path, strip_top: bool, projects: list[Project]) -> list[
 # -- outputs --------------------------------------------------------------------------------------------
 
 
-def _sources_md(results: dict[Project, ProjectCount], lists: dict[str, list[str]]) -> str:
+def _sources_md(results: dict[Project, ProjectCount], lists: dict[str, list[str]], kept: dict[str, str]) -> str:
+    """SOURCES.md: the method, then a section per language, counted now or ``kept`` (language -> its section as
+    the file had it, for a run of ``--languages``)."""
     lines = [
-        "# Idiom lists of seven languages: corpus and method",
+        "# Idiom lists of nine languages: corpus and method",
         "",
         "`<language>.txt` holds the 300 most frequent identifiers and literals of that language (one a line, most",
         "frequent first, each exactly as it appears in source), counted from the pinned releases below by",
@@ -577,12 +623,17 @@ def _sources_md(results: dict[Project, ProjectCount], lists: dict[str, list[str]
         "words are never entries (a grammar sometimes reads one as a name: tree-sitter-cpp's `static_cast`).",
         "",
         "The projects of `shared/fixtures/code_revisions` (requests, cobra, leveldb, sds, jq, express, ky,",
-        "Newtonsoft.Json) are left out. Debian archives are the upstream (`.orig`) tarballs of bookworm source",
-        "packages, fetched with `apt-get source`; their sha256 is that of Debian's `.dsc`.",
+        "Newtonsoft.Json) and of `tests/data/php_ruby_revisions` (guzzle/psr7, rack) are left out. Debian archives",
+        "are the upstream (`.orig`) tarballs of bookworm source packages, fetched with `apt-get source`. PHP and",
+        "Ruby have fewer projects (8 and 5): Packagist and RubyGems are not reachable here, and these are the",
+        "bookworm packages whose upstream tarball Debian's mirror served. Each sha256 is the tarball's.",
         "",
         "Each project keeps its own licence; the lists are counts of tokens, not copies of the code.",
     ]
     for language in LANGUAGES:
+        if language in kept:
+            lines += ["", kept[language]]
+            continue
         rows = [(project, count) for project, count in results.items() if project.language == language]
         files = sum(count.files for _, count in rows)
         size = sum(count.size for _, count in rows)
@@ -610,9 +661,12 @@ def main(argv: list[str] | None = None) -> None:
     options.add_argument("--cache", type=Path, default=CACHE, help="download folder (outside the repository)")
     options.add_argument("--out", type=Path, default=OUT, help="where the lists and SOURCES.md go")
     options.add_argument("--jobs", type=int, default=2, help="processes that count")
+    options.add_argument("--languages", nargs="+", choices=LANGUAGES, default=LANGUAGES,
+                         help="count these only; the other lists and their SOURCES.md sections stay as they are")
     args = options.parse_args(argv)
+    projects = [project for project in PROJECTS if project.language in args.languages]
     groups: dict[Archive, list[Project]] = {}
-    for project in PROJECTS:
+    for project in projects:
         groups.setdefault(project.archive, []).append(project)
     paths = {archive: fetch(archive, args.cache) for archive in groups}
     results: dict[Project, ProjectCount] = {}
@@ -620,16 +674,23 @@ def main(argv: list[str] | None = None) -> None:
         futures = {archive: pool.submit(count_archive, paths[archive], archive.registry != "pypi", projects)
                    for archive, projects in groups.items()}
         counted = {archive: future.result() for archive, future in futures.items()}
-    for project in PROJECTS:
+    for project in projects:
         results[project] = counted[project.archive][groups[project.archive].index(project)]
     args.out.mkdir(parents=True, exist_ok=True)
     lists = {}
-    for language in LANGUAGES:
+    for language in args.languages:
         per_project = {project.name: count.counts for project, count in results.items()
                        if project.language == language}
         lists[language] = rank(per_project)
         (args.out / f"{language}.txt").write_text("\n".join(lists[language]) + "\n", encoding="utf-8")
-    (args.out / "SOURCES.md").write_text(_sources_md(results, lists), encoding="utf-8")
+    sources = args.out / "SOURCES.md"
+    kept = {}
+    if sources.exists():  # the sections of the languages not counted now, as they are
+        for section in sources.read_text(encoding="utf-8").rstrip("\n").split("\n\n## ")[1:]:
+            language = section.split("\n", 1)[0]
+            if language in LANGUAGES and language not in args.languages:
+                kept[language] = "## " + section
+    sources.write_text(_sources_md(results, lists, kept), encoding="utf-8")
 
 
 if __name__ == "__main__":

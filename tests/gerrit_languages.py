@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gerrit_reviews import SRC, Comment, Record, Reviews, create_project, java_class, method  # noqa: E402
 from gerrit_server import GerritServer  # noqa: E402
-from git_diff import CODEREVIEWER_HEADER, REVISIONS, git_hunks  # noqa: E402
+from git_diff import REVISIONS, git_hunks, header_numbers  # noqa: E402
 
 PROJECT = "polyglot"
 
@@ -96,7 +96,7 @@ def changed_run(old: str, new: str, tmp: Path) -> tuple[int, int]:
     """The first run of consecutive ``old`` lines that git's diff (``git diff -U3``) to ``new`` removes."""
     run: list[int] = []
     for hunk in git_hunks(tmp, old, new):
-        line = int(CODEREVIEWER_HEADER.match(hunk).group(1))
+        line = header_numbers(hunk)[0]
         for diff_line in hunk.split("\n")[1:]:
             if diff_line.startswith("-"):
                 if run and line != run[-1] + 1:

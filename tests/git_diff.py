@@ -12,8 +12,6 @@ import subprocess
 from pathlib import Path
 
 REVISIONS = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "code_revisions" / "revisions.jsonl"
-#: CodeReviewer's header pattern: a hunk whose first line does not match is dropped by its reader
-CODEREVIEWER_HEADER = re.compile(r"@@ -(\d+),(\d+) \+(\d+),(\d+) @@")
 GIT_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 #: git's diff defaults pinned, and no system or user config that could change them
 GIT = ["git", "-c", "diff.algorithm=myers", "-c", "diff.indentHeuristic=true", "-c", "diff.context=3"]
@@ -30,16 +28,26 @@ def git_diff(tmp: Path, old: str, new: str) -> str:
 
 
 def git_hunks(tmp: Path, old: str, new: str) -> list[str]:
-    """git's hunks, headers with both counts written (git leaves out ",1"), section headings removed."""
+    """git's hunks exactly as ``git diff -U3`` prints them (header and its function context included), each without
+    the line end after its last line, and without git's ``\\ No newline at end of file`` lines (CodeReviewer's
+    rows have none)."""
     text = git_diff(tmp, old, new)
     body = text[text.index("\n@@") + 1:] if "\n@@" in text else ""
-    hunks = re.split(r"\n(?=@@ )", body.removesuffix("\n")) if body else []
-    out = []
-    for hunk in hunks:
-        header, _, rest = hunk.partition("\n")
-        a, b, c, d = GIT_HEADER.match(header).groups()
-        out.append(f"@@ -{a},{b or 1} +{c},{d or 1} @@" + ("\n" + rest if rest else ""))
-    return out
+    body = body.replace("\n\\ No newline at end of file", "")
+    return re.split(r"\n(?=@@ )", body.removesuffix("\n")) if body else []
+
+
+def header_numbers(hunk: str) -> tuple[int, int, int, int]:
+    """The four numbers of a hunk's git header (old start, old count, new start, new count; a count git leaves out
+    is 1)."""
+    a, b, c, d = GIT_HEADER.match(hunk).groups()
+    return int(a), int(b or 1), int(c), int(d or 1)
+
+
+def bare(hunk: str) -> str:
+    """A hunk with its header's function context removed (``@@ -a,b +c,d @@`` kept)."""
+    header, newline, rest = hunk.partition("\n")
+    return GIT_HEADER.match(header).group(0) + newline + rest
 
 
 def git_applies(tmp: Path, old: str, hunks: list[str]) -> bool:

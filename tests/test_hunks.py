@@ -25,7 +25,7 @@ from revmine.schema import DropReason
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from git_diff import CODEREVIEWER_HEADER, REVISIONS, git_applies, git_hunks  # noqa: E402
+from git_diff import GIT_HEADER, REVISIONS, git_applies, git_hunks, header_numbers  # noqa: E402
 
 # --- hand-worked diffs ---------------------------------------------------------------------------------
 
@@ -33,29 +33,32 @@ TEN = "".join(f"{c}\n" for c in "abcdefghij")
 
 
 def test_header_numbering_is_gits_on_hand_worked_diffs(tmp_path: Path) -> None:
-    # line 5 changed: 3 context lines each side, lines 2..8 on both sides
+    # line 5 changed: 3 context lines each side, lines 2..8 on both sides; git's function context after the header
+    # is the last line above the hunk that starts with a letter (line 1, "a")
     assert [h.text for h in diff_hunks(TEN, TEN.replace("e\n", "E\n"))] == [
-        "@@ -2,7 +2,7 @@\n b\n c\n d\n-e\n+E\n f\n g\n h"]
+        "@@ -2,7 +2,7 @@ a\n b\n c\n d\n-e\n+E\n f\n g\n h"]
     # a line inserted above line 1: the old side starts at 1 with the 3 lines after it
     assert [h.text for h in diff_hunks(TEN, "X\n" + TEN)] == ["@@ -1,3 +1,4 @@\n+X\n a\n b\n c"]
     # changes with 7 unchanged lines between them (more than 2 x 3) are two hunks; with 6, one
     two = TEN.replace("b\n", "B\n").replace("j\n", "J\n")
-    assert [h.header for h in diff_hunks(TEN, two)] == ["@@ -1,5 +1,5 @@", "@@ -7,4 +7,4 @@"]
+    assert [h.header for h in diff_hunks(TEN, two)] == ["@@ -1,5 +1,5 @@", "@@ -7,4 +7,4 @@ f"]
     one = TEN.replace("b\n", "B\n").replace("i\n", "I\n")
     assert [h.header for h in diff_hunks(TEN, one)] == ["@@ -1,10 +1,10 @@"]
-    # an added file, a deleted one, a one-line file: git's numbers, the count written even when it is 1
-    assert [h.text for h in diff_hunks(None, "x\ny")] == ["@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file"]
-    assert [h.text for h in diff_hunks("x\n", "")] == ["@@ -1,1 +0,0 @@\n-x"]
-    assert [h.header for h in diff_hunks("x\n", "y\n")] == ["@@ -1,1 +1,1 @@"]
+    # an added file, a deleted one, a one-line file: git's numbers, a count of 1 left out as git does (CodeReviewer's
+    # README: "@@ -1 +1,2 @@"), no "\ No newline at end of file" line (CodeReviewer's rows have none)
+    assert [h.text for h in diff_hunks(None, "x\ny")] == ["@@ -0,0 +1,2 @@\n+x\n+y"]
+    assert [h.text for h in diff_hunks("x\n", "")] == ["@@ -1 +0,0 @@\n-x"]
+    assert [h.header for h in diff_hunks("x\n", "y\n")] == ["@@ -1 +1 @@"]
     assert diff_hunks(TEN, TEN) == []
     # git's own edge cases: a last line gaining or losing its newline, \r kept on its line, a NUL byte (binary)
+    # a byte order mark added, line ends turned to \r\n: hunks, as on GitHub (the texts are not normalised)
     edges = (("a\nb", "a\nb\n"), ("a\nb\n", "a\nb"), ("a\nb", "a\nc"), ("a\r\nb\r\n", "a\r\nc\r\n"),
-             ("a\0b\nc\n", "a\0b\nd\n"))
+             ("a\0b\nc\n", "a\0b\nd\n"), ("a\nb\n", "\ufeffa\nb\n"), (TEN, TEN.replace("\n", "\r\n")),
+             ("int f()\r\n{\r\n" + TEN, "int f()\r\n{\r\n" + TEN.replace("j", "J")))
+    assert [h.text for h in diff_hunks("a\nb\n", "\ufeffa\nb\n")] == ["@@ -1,2 +1,2 @@\n-a\n+\ufeffa\n b"]
     for old, new in ((TEN, TEN.replace("e\n", "E\n")), (TEN, "X\n" + TEN), (TEN, two), (TEN, one), ("", "x\ny"),
                      ("x\n", ""), ("x\n", "y\n"), *edges):
-        ours = [h.text for h in diff_hunks(old, new)]
-        assert ours == git_hunks(tmp_path, old, new)
-        assert all(CODEREVIEWER_HEADER.match(text) for text in ours)
+        assert [h.text for h in diff_hunks(old, new)] == git_hunks(tmp_path, old, new), (old, new)
 
 
 # --- real revisions --------------------------------------------------------------------------------------
@@ -88,7 +91,7 @@ def _changed_line(hunks: list[str]) -> int:
     that only deletes) the line after the first deletion."""
     after_deletion = None
     for hunk in hunks:
-        line = int(CODEREVIEWER_HEADER.match(hunk).group(3))
+        line = header_numbers(hunk)[2]
         for diff_line in hunk.split("\n")[1:]:
             if diff_line.startswith("+"):
                 return line
@@ -118,9 +121,7 @@ def test_rounds_on_real_revisions_round_trip_through_codereviewer_files(tmp_path
         rows, dropped = hunk_rows(round_row)
         assert dropped == []
         (commented,) = [r for r in rows if r["y"] == 1]
-        assert commented["comment"] == comment["message"] and commented["patch"].split("\n")[0] == \
-            f"@@ -{commented['old_start']},{commented['old_end'] - commented['old_start'] + 1} " \
-            f"+{commented['new_start']},{commented['new_end'] - commented['new_start'] + 1} @@"
+        assert commented["comment"] == comment["message"]
         assert commented["new_start"] <= added <= commented["new_end"]
         assert commented["oldf"] == base and commented["language"] == older["language"]
         # both sides are hunks git accepts against the base: the reviewed one and the revised region
@@ -147,7 +148,7 @@ def test_rounds_on_real_revisions_round_trip_through_codereviewer_files(tmp_path
     for task, fields in needed.items():
         for line in paths[task].read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
-            assert fields <= set(record) and CODEREVIEWER_HEADER.match(record.get("patch", record.get("old_hunk")))
+            assert fields <= set(record) and GIT_HEADER.match(record.get("patch", record.get("old_hunk")))
 
 
 # --- hand-worked rounds: which hunk a comment picks ------------------------------------------------------
@@ -180,7 +181,7 @@ def test_comments_pick_their_hunk_by_hand(tmp_path: Path) -> None:
         _comment("owner", 3, is_owner=True),
         _comment("reply", 3, in_reply_to="context"),
         _comment("file", None)))
-    assert [h.header for h in diff_hunks(BASE, SUBMITTED)] == ["@@ -1,6 +1,6 @@", "@@ -12,8 +12,6 @@"]
+    assert [h.header for h in diff_hunks(BASE, SUBMITTED)] == ["@@ -1,6 +1,6 @@", "@@ -12,8 +12,6 @@ l11"]
     assert [(r["hunk_index"], r["comment_id"], r["y"]) for r in rows] == [
         (0, "context", 1), (0, "same-hunk", 1), (1, "deleted", 1)]
     assert [(d["comment_id"], d["reason"]) for d in dropped] == [
@@ -190,7 +191,7 @@ def test_comments_pick_their_hunk_by_hand(tmp_path: Path) -> None:
     assert rows[0]["old"] == " l1\n l2\n-l3\n+L3\n l4\n l5\n l6"
     # the revised region: the same base lines 1-6 against the next revision
     assert rows[0]["new_hunk"] == "@@ -1,6 +1,6 @@\n l1\n l2\n-l3\n+LL3\n l4\n l5\n l6"
-    assert rows[2]["patch"] == "@@ -12,8 +12,6 @@\n l12\n l13\n l14\n-l15\n-l16\n l17\n l18\n l19"
+    assert rows[2]["patch"] == "@@ -12,8 +12,6 @@ l11\n l12\n l13\n l14\n-l15\n-l16\n l17\n l18\n l19"
     assert rows[2]["new"] == " l12\n l13\n l14\n-l15\n-l16\n l17\n l18\n l19"
     assert git_hunks(tmp_path, BASE, SUBMITTED) == [rows[0]["patch"], rows[2]["patch"]]
     assert git_hunks(tmp_path, BASE, AFTER)[0] == rows[0]["new_hunk"]

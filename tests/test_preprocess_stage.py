@@ -122,8 +122,8 @@ def write_rounds(path: Path, rows: list[dict]) -> Path:
     """Write rows as rounds.parquet; bytes contents are stored as they are, even when not UTF-8."""
     table = pa.Table.from_pylist([{k: (None if isinstance(v, bytes) else v) for k, v in r.items()} for r in rows],
                                  schema=ROUNDS_SCHEMA)
-    for name in ("content_before", "content_after"):
-        values = [r[name].encode() if isinstance(r[name], str) else r[name] for r in rows]
+    for name in ("content_before", "content_after", "content_base"):
+        values = [r[name].encode() if isinstance(r.get(name), str) else r.get(name) for r in rows]
         column = pa.array(values, pa.large_binary()).view(pa.large_string())
         table = table.set_column(table.schema.get_field_index(name), name, column)
     write_table(table, path, ROUNDS_SCHEMA)
@@ -240,6 +240,23 @@ def test_sources_are_normalised_before_anything_else(tmp_path):
     _, expected, expected_dropped = run(tmp_path / "lf", [round_row()])
     assert candidates == expected and dropped == expected_dropped
     assert normalise_source("\ufeffa\r\nb\rc\n".encode()) == "a\nb\nc\n"
+
+
+def test_hunk_rows_keep_the_files_bytes_and_a_comment_on_a_change_of_encoding_or_line_ends(tmp_path):
+    """Hunk rows are CodeReviewer's, whose files are GitHub's: ``oldf`` keeps the base's BOM and ``\\r\\n``, and a
+    change that only adds a BOM (or only turns line ends into ``\\r\\n``) is a hunk its comment stays on (git
+    shows both changes as hunks: ``tests/test_hunks.py`` checks the texts against ``git diff``)."""
+    crlf = BEFORE.replace("\n", "\r\n")
+    on_line_1 = [comment("bom", 1), comment("crlf", 2)]
+    rows = [{**round_row(1, before="\ufeff" + BEFORE, comments=on_line_1[:1]), "content_base": BEFORE},
+            {**round_row(2, before=crlf, comments=on_line_1[1:]), "content_base": "\ufeff" + BEFORE}]
+    counts, _, dropped = run(tmp_path, rows, levels=("method", "hunk"))
+    hunks = read_table(tmp_path / "out" / "hunks.parquet").to_pylist()
+    assert [(h["round"], h["comment_id"], h["y"]) for h in hunks] == [(1, "bom", 1), (2, "crlf", 1)]
+    assert [h["oldf"] for h in hunks] == [BEFORE, "\ufeff" + BEFORE]
+    assert hunks[0]["patch"].split("\n")[1:3] == ["-" + BEFORE.split("\n")[0], "+\ufeff" + BEFORE.split("\n")[0]]
+    assert hunks[1]["patch"].split("\n")[-1] == "+" + crlf.split("\n")[-2]  # the \r kept on its line
+    assert not [d for d in dropped if d["kind"] == "hunk_comment"]
 
 
 def test_pathological_files_are_dropped_quickly(tmp_path):

@@ -20,7 +20,7 @@ from conftest import CREDENTIAL_VARS  # noqa: E402
 from gerrit_languages import PROJECT, Scenario, populate_languages  # noqa: E402
 from gerrit_reviews import expected_rows, mined_view, row_key  # noqa: E402
 from gerrit_server import ADMIN, GerritServer  # noqa: E402
-from git_diff import CODEREVIEWER_HEADER, git_hunks  # noqa: E402
+from git_diff import git_hunks, header_numbers  # noqa: E402
 from test_real_gerrit import VERSIONS, mine  # noqa: E402
 
 from revmine.cli import main  # noqa: E402
@@ -135,5 +135,5 @@ def test_hunks_are_gits_diff_from_the_base_pushed_to_patch_set_1(reviewed, mined
 
 def _new_lines(hunk: str) -> tuple[int, int]:
     """First and last line of patch set 1 a git hunk shows (its ``+c,d`` header numbers)."""
-    start, count = (int(x) for x in CODEREVIEWER_HEADER.match(hunk).group(3, 4))
+    start, count = header_numbers(hunk)[2:]
     return start, start + count - 1

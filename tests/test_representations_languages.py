@@ -233,7 +233,7 @@ def _python_tokens(code: str) -> list[tuple[str, int]]:
     return [(t.string, t.type) for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type not in layout]
 
 
-@pytest.mark.parametrize("language", sorted(LANGUAGES.keys() - {"java"}))
+@pytest.mark.parametrize("language", sorted(LANGUAGES.keys() - {"java", "php", "ruby"}))  # php, ruby: test_php_ruby
 def test_every_fixture_function_is_its_tokens(language):
     codes = _functions()[language]
     assert len(codes) > 100

@@ -603,3 +603,15 @@ def test_the_card_shows_hostile_names_as_text(tmp_path):
     assert sorted(map(unescape, projects)) == sorted([evil, "plain/project"])
     for text in [heading[2:], *projects]:  # once the escapes are taken out, no punctuation is left to act
         assert not re.search(r"[!-/:-@\[-`{-~]", re.sub(r"\\[!-/:-@\[-`{-~]", "", text))
+
+
+def test_a_method_level_export_says_the_hunk_level_holds_nothing(tmp_path, filtered):
+    """A job of the method level alone: the card's Levels table gives the rows per config, and no hunk rows."""
+    split_dataset(filtered, tmp_path / "splits")
+    summary = export_dataset(tmp_path / "splits", tmp_path / "export")
+    sizes = {config: sum(by_split.values()) for config, by_split in summary["sizes"].items()}
+    assert summary["levels"] == {"method": sizes, "hunk": {}} and all(sizes.values())
+    card = (tmp_path / "export" / "README.md").read_text(encoding="utf-8")
+    assert "| hunk (CodeReviewer, Li et al., ESEC/FSE 2022) | a diff hunk of a change | none | - |" in card
+    assert ", ".join(f"{n:,} {config}" for config, n in sizes.items()) + " | `data/`, `opennmt/`, `jsonl/` |" in card
+    assert not (tmp_path / "export" / "codereviewer").exists()

@@ -3,8 +3,11 @@ microsoft/CodeBERT, ``CodeReviewer/code/utils.py``), which :func:`revmine.intero
 reads back to the same comment, ``old``/``new`` and ``patch`` values.
 
 One split writes ``msg-<split>.jsonl``, ``ref-<split>.jsonl`` and ``cls-<split>.jsonl`` (CodeReviewer's names; its
-splits are ``train``, ``valid``, ``test``): one JSON object per line, UTF-8 (``ensure_ascii=False``), ``\\n`` line
-ends, keys in the order below. The three files are written atomically together (:func:`revmine.io.store.atomic_text`
+splits are ``train``, ``valid``, ``test``): one JSON object per line as CodeReviewer's own code writes one
+(``json.dumps`` with its defaults, so non-ASCII characters are ``\\u`` escapes, then ``\\n``), keys in the order
+below. A row imported from CodeReviewer's files (its ``record``, :data:`~revmine.schema.HUNK_DATASET_SCHEMA`) is
+written back as it was read, to its own task's file only: ``revmine import codereviewer`` then ``revmine export``
+gives the files back byte for byte when they were written as CodeReviewer's code writes them. The three files are written atomically together (:func:`revmine.io.store.atomic_text`
 in one stack: none appears unless all were written); other splits' files in the folder are left alone.
 
 ====  ===================================================================================================
@@ -47,6 +50,9 @@ def write_codereviewer(rows: Iterable[dict[str, Any]], folder: str | Path, split
     with contextlib.ExitStack() as stack:
         files = {task: stack.enter_context(atomic_text(path)) for task, path in paths.items()}
         for row in rows:
+            if row.get("record") is not None:  # imported: its record as published, in its own task's file
+                files[row["task"]].write(row["record"] + "\n")
+                continue
             common = {"proj": row["project"], "lang": row.get("language")}
             if row["comment"] is not None:
                 files["msg"].write(_line({"oldf": row["oldf"], "patch": row["patch"], "msg": row["comment"],
@@ -63,4 +69,6 @@ def write_codereviewer(rows: Iterable[dict[str, Any]], folder: str | Path, split
 
 
 def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False) + "\n"
+    """One record as CodeReviewer's own code writes its JSON Lines (``run_infer_msg.py``: ``json.dumps(outdic) +
+    "\\n"``): ``json.dumps``' defaults, non-ASCII characters escaped."""
+    return json.dumps(record) + "\n"

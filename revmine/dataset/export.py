@@ -117,7 +117,7 @@ _COLUMN_DOCS = {
     "change": "Gerrit change number or GitHub pull-request number",
     "round": "patch set (Gerrit) or commit index (GitHub) that was reviewed",
     "path": "file as submitted",
-    "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp)",
+    "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp, php, ruby)",
     "comment_id": "the reviewer comment's id on its host",
     "comment_author": "the comment's author",
     "comment_is_owner": "whether the comment's author owns the change",
@@ -190,7 +190,8 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     splits = {name: Parts(splits_dir / f"{name}.parquet", expect=DATASET_SCHEMA) for name in SPLITS}
     counts = _kind_counts(splits)
     kinds = [k for k in KINDS if any(counts[(k, name)] for name in SPLITS)]
-    if not kinds:
+    hunks = _hunks(splits_dir)
+    if not kinds and (hunks is None or not hunks.num_rows):
         raise InputError(splits_dir, "the splits have no rows: nothing to export")
     sizes = {CONFIGS[kind]: {name: counts[(kind, name)] for name in SPLITS} for kind in kinds}
     empty = _empty_splits(sizes)
@@ -199,8 +200,14 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     how_split = _split_summary(splits_dir / SUMMARY_FILE)
     overlap = _split_summary(splits_dir / OVERLAP_FILE)
     formats = tuple(f for f in FORMATS if f in options.formats)
+    if not kinds:  # a hunk-level job: only CodeReviewer's files have rows to hold
+        if "codereviewer" not in formats:
+            raise InputError(splits_dir, "the splits hold hunk-level rows only, and only the codereviewer format "
+                                         "writes them: add it to the export's formats")
+        formats = ("codereviewer",)
     card_counts = CardCounts()
-    hunks = _hunks(splits_dir) if "codereviewer" in formats else None
+    if "codereviewer" not in formats:
+        hunks = None
     if hunks is None:  # no hunk-level rows: nothing of CodeReviewer's to write
         formats = tuple(f for f in formats if f != "codereviewer")
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
@@ -208,6 +215,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
             _export_split(staging, name, parts, kinds, formats, options, card_counts)
         if hunks is not None:
             card_counts.hunks = _export_hunks(hunks, staging / "codereviewer")
+            card_counts.hunk_sources = set(hunks.column("source").to_pylist())
         spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
         write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
                                                      spt_totals if "spt" in options.representations else None,
@@ -220,8 +228,17 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     if hunks is not None:
         files += [f"codereviewer/{task}-{theirs}.jsonl" for theirs in CODEREVIEWER_SPLITS.values()
                   for task in TASKS]
-    return {"sizes": sizes, "split_names": SPLIT_NAMES, "empty_splits": empty, "files": [*files, CARD_FILE],
-            "card": str(out_dir / CARD_FILE)}
+    return {"sizes": sizes, "levels": _levels(sizes, card_counts.hunks), "split_names": SPLIT_NAMES,
+            "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE)}
+
+
+def _levels(sizes: dict[str, dict[str, int]], hunks: Counter[tuple[str, str, str]] | None) -> dict[str, dict]:
+    """What each level of the export holds: method rows per config, hunk rows per CodeReviewer task (``cls``: one
+    row per hunk, ``msg`` and ``ref``: one per reviewer comment); a level not exported holds nothing."""
+    method = {config: sum(by_split.values()) for config, by_split in sizes.items()}
+    hunk = {} if hunks is None else {task: sum(n for (t, _, _), n in hunks.items() if t == task) for task in TASKS}
+    return {"method": method, "hunk": {"hunks": hunk["cls"], "comments": max(hunk["msg"], hunk["ref"])}
+            if hunk else {}}
 
 
 def _hunks(splits_dir: Path) -> pa.Table | None:
@@ -239,6 +256,9 @@ def _export_hunks(hunks: pa.Table, folder: Path) -> Counter[tuple[str, str, str]
         write_codereviewer(rows, folder, theirs)
         seen = set()
         for row in rows:
+            if row["task"] is not None:  # imported: one line in its own task's file
+                counts[(row["task"], row["language"] or UNKNOWN, name)] += 1
+                continue
             if row["comment"] is not None:
                 counts[("msg", row["language"] or UNKNOWN, name)] += 1
             hunk = (row["round_id"], row["path"], row["hunk_index"])
@@ -269,6 +289,7 @@ class CardCounts:
     per_project: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     per_language: Counter[tuple[str, str, str]] = field(default_factory=Counter)  # (kind, language, split)
     hunks: Counter[tuple[str, str, str]] | None = None  # CodeReviewer rows per (task, language, split)
+    hunk_sources: set[str] = field(default_factory=set)  # the hunk rows' sources, for the card's first paragraph
     spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def count(self, name: str, batch: pa.RecordBatch) -> None:
@@ -452,9 +473,11 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
                  overlap: dict | None = None) -> str:
     """The README.md of the export: Hub YAML header, then sizes, sources, filters, splits, schema, the files
     in ``formats`` (those written), the representations' SPT totals and how to load them."""
-    total = sum(counts.per_source.values())
+    hunk_counts = counts.hunks or Counter()
+    total = sum(counts.per_source.values()) + sum(n for (task, _, _), n in hunk_counts.items() if task == "cls")
+    languages = sorted({*counts.languages, *(lang for _, lang, _ in hunk_counts)})
     header = ["---", f"pretty_name: {json.dumps(options.name)}", "license: other", "language:", "- en", "- code",
-              "tags:", "- code-review", "- code-refinement", *(f"- {lang}" for lang in counts.languages or ["java"]),
+              "tags:", "- code-review", "- code-refinement", *(f"- {lang}" for lang in languages or ["java"]),
               "task_categories:",
               "- text2text-generation", "size_categories:", f"- {_size_category(total)}"]
     loadable = next((f for f in ("parquet", "jsonl") if f in formats), None)  # what `datasets` is pointed at
@@ -468,20 +491,22 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     header.append("---")
     empty = _empty_splits(sizes)
 
-    sources = {source for _, source, _ in counts.per_source}
-    body = [f"# {markdown_text(options.name)}", "", _what_it_holds(kinds, sources), "",
-            "## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
-            "|---|" + "---:|" * (len(SPLITS) + 1)]
-    for config, by_split in sizes.items():
-        body.append(f"| {config} | " + " | ".join(f"{by_split[s]:,}" for s in SPLITS)
-                    + f" | {sum(by_split.values()):,} |")
-    body += ["", "Split names: `validation` (the Hugging Face name, used in this card's tables and header) is the "
-             "split that the rows' `split` column, the OpenNMT and JSON Lines file names and revmine's own outputs "
-             "(`eval.parquet`, `split.json`, `run.json`) call `eval`."]
-    if empty and loadable is not None:
-        body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
-                 "(`datasets` cannot load a split with no rows); their files are written, empty."]
-    body += ["", *_sources(counts, kinds), ""]
+    sources = {source for _, source, _ in counts.per_source} | counts.hunk_sources
+    body = [f"# {markdown_text(options.name)}", "", _what_it_holds(kinds, sources, counts.hunks is not None), "",
+            *_levels_section(_levels(sizes, counts.hunks), formats), ""]
+    if kinds:  # the method level's sections (a hunk-level export has its own section below)
+        body += ["## Sizes", "", "| config | " + " | ".join(HF_SPLITS[s] for s in SPLITS) + " | total |",
+                 "|---|" + "---:|" * (len(SPLITS) + 1)]
+        for config, by_split in sizes.items():
+            body.append(f"| {config} | " + " | ".join(f"{by_split[s]:,}" for s in SPLITS)
+                        + f" | {sum(by_split.values()):,} |")
+        body += ["", "Split names: `validation` (the Hugging Face name, used in this card's tables and header) is the "
+                 "split that the rows' `split` column, the OpenNMT and JSON Lines file names and revmine's own "
+                 "outputs (`eval.parquet`, `split.json`, `run.json`) call `eval`."]
+        if empty and loadable is not None:
+            body += ["", f"**Empty splits** (no rows): {_empty_text(empty)}. They are not in the `configs` header "
+                     "(`datasets` cannot load a split with no rows); their files are written, empty."]
+        body += ["", *_sources(counts, kinds), ""]
     if len(counts.languages) > 1:
         body += [*_languages(counts, kinds), ""]
     if counts.hunks is not None:
@@ -493,20 +518,26 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     body += _splits_section(how_split)
     if overlap is not None:  # revmine overlap wrote it beside the splits
         body += ["## Contamination check", "", overlap_markdown(overlap), ""]
-    body += ["## Schema", "", "Each row has these columns (all of them in the Parquet and JSON Lines files):", "",
-             "| column | type | description |", "|---|---|---|"]
-    body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
-    first = CONFIGS[kinds[0]]
-    body += ["", "## Files", "", *(_FILE_DOCS[f] for f in formats),
+    if kinds:
+        body += ["## Schema", "", "Each row has these columns (all of them in the Parquet and JSON Lines files):", "",
+                 "| column | type | description |", "|---|---|---|"]
+        body += [f"| `{f.name}` | {f.type} | {_COLUMN_DOCS.get(f.name, '')} |" for f in DATASET_SCHEMA]
+        body.append("")
+    body += ["## Files", "", *(_FILE_DOCS[f] for f in formats),
              *([_REPRESENTATIONS_DOC] if options.representations else []), "",
-             *_representations_section(spt_totals),
-             *_how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable),
-             "## Licence", "", options.licence, "", "## Citation", "",
+             *_representations_section(spt_totals)]
+    if kinds:
+        first = CONFIGS[kinds[0]]
+        body += _how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable)
+    body += ["## Licence", "", options.licence, "", "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
              "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
              "thresholds of Project CodeNet (Puri et al., NeurIPS Datasets and Benchmarks 2021).", ""]
     return "\n".join(header) + "\n\n" + "\n".join(body)
 
+
+#: the top folder of each format's files
+_FOLDERS = {"parquet": "data", "opennmt": "opennmt", "jsonl": "jsonl", "codereviewer": "codereviewer"}
 
 _FILE_DOCS = {
     "parquet": "- `data/<config>/<split>-00000-of-00001.parquet`: the Hugging Face layout (splits train, validation, "
@@ -569,9 +600,9 @@ def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:
 MINED_SOURCES = {"gerrit": "Gerrit", "github": "GitHub"}
 
 
-def _what_it_holds(kinds: list[str], sources: set[str]) -> str:
+def _what_it_holds(kinds: list[str], sources: set[str], hunk_level: bool = False) -> str:
     """The card's first paragraph: where the rows come from (the forges mined, the datasets imported) and only
-    the kinds the export has."""
+    the kinds (and the hunk level) the export has."""
     forges = [name for source, name in MINED_SOURCES.items() if source in sources]
     imported = sorted(sources - set(MINED_SOURCES))
     origin = " and ".join([*([f"mined from {' and '.join(forges)} reviews"] if forges else []),
@@ -582,8 +613,25 @@ def _what_it_holds(kinds: list[str], sources: set[str]) -> str:
     held = {TRIPLET: f"**triplets** (m_s: the {code} submitted for review, a reviewer's comment on it, m_r: the "
                      f"{code} revised after the review)",
             PAIR: f"**pairs** (m_s, m_r) of {'every method' if not imported else 'code'} changed in a review round"}
-    return (f"Code-review examples {origin}, in the form of the dataset of Tufano et al., *Towards Automating Code "
-            f"Review Activities* (ICSE 2021): {' and '.join(held[kind] for kind in kinds)}. Built with revmine.")
+    forms = [*([f"in the form of the dataset of Tufano et al., *Towards Automating Code Review Activities* (ICSE "
+                f"2021): {' and '.join(held[kind] for kind in kinds)}"] if kinds else []),
+             *(["as review comments on diff hunks in the form of CodeReviewer (Li et al., ESEC/FSE 2022)"]
+               if hunk_level else [])]
+    return f"Code-review examples {origin}, {'; and '.join(forms)}. Built with revmine."
+
+
+def _levels_section(levels: dict[str, dict], formats: tuple[str, ...]) -> list[str]:
+    """What each level holds (:func:`_levels`) and in which of the folders written: a level with no rows says so."""
+    method = levels["method"]
+    hunk = levels["hunk"]
+    folders = ", ".join(f"`{_FOLDERS[f]}/`" for f in formats if f != "codereviewer")
+    return ["## Levels", "", "| level | unit | rows | files |", "|---|---|---|---|",
+            "| method (Tufano et al., ICSE 2021) | a method before and after review | "
+            + (", ".join(f"{n:,} {config}" for config, n in method.items()) or "none") + " | "
+            + (folders if method and folders else "-") + " |",
+            "| hunk (CodeReviewer, Li et al., ESEC/FSE 2022) | a diff hunk of a change | "
+            + (f"{hunk['hunks']:,} hunks (`cls`), {hunk['comments']:,} reviewer comments (`msg`, `ref`)" if hunk
+               else "none") + " | " + ("`codereviewer/`" if hunk else "-") + " |"]
 
 
 def _sources(counts: CardCounts, kinds: list[str]) -> list[str]:
@@ -644,7 +692,7 @@ def _hunk_section(hunks: Counter[tuple[str, str, str]]) -> list[str]:
              "rows as `msg`. Read back with `revmine import codereviewer`.", "",
              "| task | language | " + " | ".join(CODEREVIEWER_SPLITS.values()) + " | total |",
              "|---|---|" + "---:|" * (len(SPLITS) + 1)]
-    for task in ("msg", "cls"):
+    for task in TASKS:  # mined rows count msg (ref has as many) and cls; an import, the tasks it read
         for language in sorted({lang for t, lang, _ in hunks if t == task}):
             rows = [hunks[(task, language, name)] for name in SPLITS]
             lines.append(f"| {task} | {language} | " + " | ".join(f"{n:,}" for n in rows) + f" | {sum(rows):,} |")

@@ -194,7 +194,10 @@ def _split_hunks(options: SplitOptions) -> pa.Table:
     splits = np.array(_deal_units(units, options, options.hunks))
     rows = np.concatenate([np.flatnonzero(splits == s) for s in range(len(SPLITS))]).astype(np.int64)
     names = pa.array([SPLITS[s] for s in splits[rows].tolist()], pa.string())
-    return table.take(pa.array(rows)).add_column(0, "split", names).cast(HUNK_DATASET_SCHEMA)
+    table = table.take(pa.array(rows)).add_column(0, "split", names)
+    for name in ("task", "record"):  # mined rows: no CodeReviewer record of their own
+        table = table.append_column(name, pa.nulls(table.num_rows, HUNK_DATASET_SCHEMA.field(name).type))
+    return table.cast(HUNK_DATASET_SCHEMA)
 
 
 def _clusters(rows: CandidateRows, options: SplitOptions, path: Path | None) -> list[str]:

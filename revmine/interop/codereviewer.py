@@ -23,15 +23,20 @@ cls (quality estimation):  as msg; ``y`` = 1 (the change needs a comment) is a t
 ``patch``, ``y``           ("" when absent), ``y`` = 0 a pair
 all (optional)             ``id`` -> comment_id (else ``<file>:<line>``); ``repo`` or ``proj`` ->
                            project (else ``unknown``); ``lang`` -> language (short codes such as
-                           ``py``, ``js``, ``cs`` as revmine names them); ``oldf`` (the whole old
-                           file) has no column and is not kept
+                           ``py``, ``js``, ``cs``, ``rb`` as revmine names them); ``oldf`` (the
+                           whole old file) has no column here: it is kept in the hunk rows
 =========================  =====================================================================
 
 Provenance: source ``codereviewer``, change ``<file stem>:<line>`` (unique per example).
+
+Beside these candidates rows, :func:`codereviewer_hunk_rows` gives each record as a hunk row
+(:data:`~revmine.schema.HUNK_DATASET_SCHEMA`) holding the record itself, from which ``revmine export`` writes
+CodeReviewer's files back byte for byte (the import writes them to ``hunks.parquet``).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -119,6 +124,26 @@ def _language(record: dict) -> str | None:
     """The record's ``lang`` as revmine names languages (CodeReviewer's short codes mapped; others kept)."""
     lang = record.get("lang")
     return canonical(lang) if isinstance(lang, str) and lang else None
+
+
+def codereviewer_hunk_rows(path: Path, task: str, split: str) -> Iterator[dict[str, Any]]:
+    """The rows of one file as hunk rows of ``split`` (:data:`~revmine.schema.HUNK_DATASET_SCHEMA`), each with its
+    task and its record (``json.dumps`` of the object read, its fields in their order), which the export writes
+    back: ``revmine export`` of an import gives CodeReviewer's files back. The columns a task publishes are filled
+    (``patch`` from ``patch`` or ``old_hunk``, ``new_hunk`` from ``hunk``; the rest empty), lines unknown."""
+    for number, record in iter_jsonl(path):
+        row = _row(task, path, number, record)  # the same checks and provenance as the candidates rows
+        label = record.get("y") if task == "cls" else int(row["comment"] is not None)
+        yield {"split": split, "round_id": row["round_id"], "source": SOURCE, "project": row["project"],
+               "change": row["change"], "round": 0, "path": None, "language": row["language"],
+               "oldf": _text(path, number, record, "oldf", required=False), "hunk_index": 0,
+               "old_start": None, "old_end": None, "new_start": None, "new_end": None,
+               "patch": _text(path, number, record, "patch" if task != "ref" else "old_hunk", required=False),
+               "old": _text(path, number, record, "old", required=False),
+               "new_hunk": _text(path, number, record, "hunk", required=False),
+               "new": _text(path, number, record, "new", required=False), "y": label,
+               "comment_id": row["comment_id"], "comment_author": None, "comment_start_line": None,
+               "comment_end_line": None, "comment": row["comment"], "task": task, "record": json.dumps(record)}
 
 
 def _row(task: str, path: Path, number: int, record: dict) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 own split, row order kept), ``OUT/candidates.parquet`` (``candidates/2``, every row) and ``OUT/import.json``.
 
 The split files are what ``revmine export --splits OUT`` and ``revmine overlap`` read: exporting an imported
-replication package gives its OpenNMT files back byte for byte. ``candidates.parquet`` is what
+replication package gives its OpenNMT files back byte for byte. A CodeReviewer import also writes
+``OUT/hunks.parquet`` (``hunk_dataset/2``: each record with its task and split), from which the export's
+``codereviewer`` format writes CodeReviewer's files back byte for byte (when they were written as its code writes
+JSON Lines: ``json.dumps`` with its defaults). ``candidates.parquet`` is what
 ``revmine filter`` and ``revmine split`` read, to filter or re-split the rows revmine's way. ``cluster_id``
 is each row's own id: an import does not cluster (the split and the overlap check run the near-duplicate
 join themselves). A split the source does not have is written with no rows. The folder is replaced whole
@@ -27,14 +30,15 @@ from ..errors import InputError
 from ..io.rows import ID_COLUMNS, SPLITS, stable_id
 from ..io.staging import staged_directory
 from ..io.store import AtomicParquetWriter, write_json
-from ..schema import CANDIDATES_SCHEMA, DATASET_SCHEMA
-from .codereviewer import codereviewer_files, codereviewer_rows
+from ..schema import CANDIDATES_SCHEMA, DATASET_SCHEMA, HUNK_DATASET_SCHEMA
+from .codereviewer import codereviewer_files, codereviewer_hunk_rows, codereviewer_rows
 from .tufano2021 import read_package
 
 __all__ = ["FORMATS", "import_dataset"]
 
 FORMATS = ("tufano2021", "codereviewer")
 CANDIDATES_FILE = "candidates.parquet"
+HUNKS_FILE = "hunks.parquet"  # CodeReviewer's records as hunk rows, for the export's codereviewer format
 SUMMARY_FILE = "import.json"
 BATCH_ROWS = 4_096
 
@@ -56,7 +60,7 @@ def import_dataset(fmt: str, source: str | Path, out_dir: str | Path, task: str 
         raise ValueError(f"unknown import format {fmt!r}; choose one of {FORMATS}")
     sizes: dict[str, int] = {}
     seen: dict[str, int] = {}  # id -> row number in the import (the splits in order), for duplicates
-    entries = (*(f"{name}.parquet" for name in SPLITS), CANDIDATES_FILE, SUMMARY_FILE)
+    entries = (*(f"{name}.parquet" for name in SPLITS), CANDIDATES_FILE, SUMMARY_FILE, HUNKS_FILE)
     with staged_directory(out_dir, entries) as staging, \
             AtomicParquetWriter(staging / CANDIDATES_FILE, CANDIDATES_SCHEMA) as every:
         for name in SPLITS:
@@ -67,6 +71,13 @@ def import_dataset(fmt: str, source: str | Path, out_dir: str | Path, task: str 
                     split.write(table.append_column("id", ids).append_column("cluster_id", ids)
                                 .append_column("split", pa.array([name] * table.num_rows, pa.string())))
                 sizes[name] = split.rows
+        if fmt == "codereviewer":  # a second pass over the files, streamed as the first
+            with AtomicParquetWriter(staging / HUNKS_FILE, HUNK_DATASET_SCHEMA) as hunks:
+                for name in SPLITS:
+                    rows = (row for path, file_task in files.get(name, [])
+                            for row in codereviewer_hunk_rows(path, file_task, name))
+                    while chunk := list(islice(rows, BATCH_ROWS)):
+                        hunks.write(pa.Table.from_pylist(chunk, HUNK_DATASET_SCHEMA))
         summary = {"format": fmt, "source": str(source), "sizes": sizes, **origin}
         write_json(staging / SUMMARY_FILE, summary)
     return {**summary, "out": str(out_dir)}

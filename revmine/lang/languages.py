@@ -15,7 +15,7 @@ token kinds) were built and checked on the TypeScript grammar only; ``.jsx`` is 
 parses JSX.
 
 Grammars come from the per-language ``tree-sitter-<name>`` wheels (``benchmarks/bench_grammars.py``: 14.3 MB
-for the seven against 197.6 MB for ``tree-sitter-language-pack`` 0.13.0, same parse speed, and the pack's
+for the first seven against 197.6 MB for ``tree-sitter-language-pack`` 0.13.0, same parse speed, and the pack's
 1.x releases download grammars at run time, which fails offline). Java's is a core dependency; the others
 come with the ``[languages]`` extra, and a missing one is one clear error naming the package to install.
 
@@ -94,11 +94,20 @@ LANGUAGES: dict[str, Language] = {language.name: language for language in (
     Language("csharp", (".cs",), "tree-sitter-c-sharp", "tree_sitter_c_sharp", lizard="csharp", member_wrapper=_CLASS,
              atomic_literals=frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                                         "interpolated_string_expression", "character_literal"})),
+    # PHP code alone (``language_php_only``): a function cut out of a file has no ``<?php`` before it, and the
+    # grammar with HTML reads such text as HTML; files with ``<?php`` parse alike (CodeBLEU keeps the evaluator's
+    # ``language_php``: revmine.metrics.codebleu)
+    Language("php", (".php",), "tree-sitter-php", "tree_sitter_php", "language_php_only", lizard="php",
+             member_wrapper=_CLASS, atomic_literals=frozenset({"string", "encapsed_string", "heredoc", "nowdoc",
+                                                               "shell_command_expression"})),
+    Language("ruby", (".rb", ".rake", ".gemspec"), "tree-sitter-ruby", "tree_sitter_ruby", lizard="ruby",
+             atomic_literals=frozenset({"string", "delimited_symbol", "simple_symbol", "character", "regex", "subshell",
+                                        "heredoc_body"})),
 )}
 
 #: Other names data gives a language: CodeReviewer's ``lang`` (short codes, extensions), CodeBLEU's ``c_sharp``.
 ALIASES = {"py": "python", "js": "javascript", "ts": "typescript", "cs": "csharp", ".cs": "csharp",
-           "c_sharp": "csharp", "c++": "cpp", "cc": "cpp"}
+           "c_sharp": "csharp", "c++": "cpp", "cc": "cpp", "rb": "ruby"}
 
 
 def canonical(name: str) -> str:

@@ -42,7 +42,13 @@ use the same kinds, per their references:
   ``operator()`` as one leaf, ``unknown``;
 * csharp (C# language specification, 6.4): the keywords but ``true``/``false``/``null`` (``boolean_literal``,
   ``null_literal``); contextual keywords (``var``, ``nameof``) are identifiers; verbatim, raw and interpolated
-  strings are ``string_literal``; ``#if`` is ``preprocessor``.
+  strings are ``string_literal``; ``#if`` is ``preprocessor``;
+* php (PHP manual, "List of Keywords", "Operators"): its keywords but ``true``/``false``/``null``; a variable is
+  the separator ``$`` and its name (the grammar's two leaves); heredoc, nowdoc and shell strings are
+  ``string_literal``; ``::``, ``->``, ``?->`` and the namespace ``\\`` are separators;
+* ruby (doc/syntax/keywords.rdoc, operators of doc/syntax/precedence.rdoc): the reserved words but
+  ``true``/``false``/``nil``; ``@x``, ``@@x``, ``$x`` are identifiers; symbols (``:name``, ``:"a b"``) are
+  ``string_literal``, ``?c`` a ``character_literal``, ``/re/`` a ``regular_expression_literal``.
 
 Numbers are ``integer_literal`` or ``floating_point_literal`` by their text in every language (a ``.``, an
 exponent, a float suffix, a hexadecimal ``p`` exponent), the split the abstraction's ``INT_n``/``FLOAT_n``
@@ -259,6 +265,26 @@ _LEXICONS: dict[str, _Lexicon] = {
                ">>> >>>= => ??= :"),
         {"true": BOOLEAN, "false": BOOLEAN, "null": NULL}, _C_LIKE_QUOTES,
         {"interpolated_string_expression": STRING}),
+    "php": _Lexicon(
+        _words("abstract and array as break callable case catch class clone const continue declare default die do "
+               "echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile enum eval exit extends "
+               "final finally fn for foreach function global goto if implements include include_once instanceof "
+               "insteadof interface isset list match namespace new or print private protected public readonly "
+               "require require_once return static switch throw trait try unset use var while xor yield"),
+        _words("( ) [ ] { } ; , ... :: -> ?-> \\ $"),
+        _words("+ - * / % ** . = += -= *= /= .= %= **= ??= &= |= ^= <<= >>= == != === !== <> < > <= >= <=> && || ! "
+               "& | ^ ~ << >> ++ -- ?? ? : @ =>"),
+        {"true": BOOLEAN, "false": BOOLEAN, "null": NULL}, (('"', STRING), ("'", STRING), ("<<<", STRING),
+                                                          ("`", STRING)), {}),
+    "ruby": _Lexicon(
+        _words("__ENCODING__ __LINE__ __FILE__ BEGIN END alias and begin break case class def defined? do else elsif "
+               "end ensure for if in module next not or redo rescue retry return self super then undef unless until "
+               "when while yield"),
+        _words("( ) [ ] { } ; , . ::"),
+        _words("+ - * / % ** = += -= *= /= %= **= ||= &&= &= |= ^= <<= >>= == != === =~ !~ < > <= >= <=> && || ! & "
+               "| ^ ~ << >> .. ... ? : -> => &."),
+        {"true": BOOLEAN, "false": BOOLEAN, "nil": NULL}, (('"', STRING), ("'", STRING), ("`", STRING)),
+        {"regex": REGEX, "character": CHARACTER, "simple_symbol": STRING, "delimited_symbol": STRING}),
 }
 #: Per language, its one-token literals (``languages.LANGUAGES[...].atomic_literals``) -> kind ("": from the text).
 _ATOMIC: dict[str, dict[str, str]] = {
@@ -308,8 +334,9 @@ def token_kind(text: str, abstracted: bool = False, language: str = "java") -> s
         return SEPARATOR
     if text in lexicon.operators:
         return OPERATOR
-    if first.isalpha() or first in "_$" or (first == "#" and language in ("javascript", "typescript")):
-        return IDENTIFIER  # JS/TS: `#name` is a private name
+    if first.isalpha() or first in "_$" or (first == "#" and language in ("javascript", "typescript")) \
+            or (first == "@" and language == "ruby"):
+        return IDENTIFIER  # JS/TS: `#name` is a private name; Ruby: `@name`, `@@name` instance and class variables
     if first == "#" and text[1:2].isalpha() and language in ("c", "cpp", "csharp"):
         return PREPROCESSOR
     return UNKNOWN

@@ -33,8 +33,9 @@ their grammars; the evaluator's ``c_sharp`` is accepted too; their tree-sitter w
 'revmine[languages]'``). C and C++ are parsed by their own grammars but, as in the evaluator (which maps
 ``c`` and ``cpp`` to ``DFG_csharp``, "XLCoST uses C# parser"), their data flow is read as C#'s, whose node
 types they mostly lack: there only assignments, if/else and loops make edges. The evaluator's other three,
-``php``, ``ruby`` and ``rust``, revmine does not mine, so their grammars are named here (``GRAMMARS``: the
-wheels tree-sitter-php, whose ``language_php`` the evaluator reads, -ruby, -rust; same extra). Each data-flow
+``php``, ``ruby`` and ``rust``: Ruby's grammar is revmine's (tree-sitter-ruby); PHP's is named here
+(``GRAMMARS``: tree-sitter-php's ``language_php``, which the evaluator reads, not ``language_php_only``, which
+revmine mines with) and so is Rust's, which revmine does not mine (tree-sitter-rust; same extra). Each data-flow
 reading follows its ``DFG_<lang>``, quirks included: PHP's if statements always keep the definitions from
 before them, and a ``foreach`` whose collection and variable are not two plain ``$variables`` makes the
 evaluator fail on the whole text (no data flow: 6 of the 12 older release files below); Ruby is not cleaned
@@ -751,7 +752,6 @@ _FLOWS: dict[str, type[_Flow]] = {"java": _JavaFlow, "python": _PythonFlow, "go"
 GRAMMARS: dict[str, Language] = {**{lang: LANGUAGES[lang] for lang in _FLOWS if lang in LANGUAGES}, **{
     language.name: language for language in (
         Language("php", (".php",), "tree-sitter-php", "tree_sitter_php", "language_php"),
-        Language("ruby", (".rb",), "tree-sitter-ruby", "tree_sitter_ruby"),
         Language("rust", (".rs",), "tree-sitter-rust", "tree_sitter_rust"))}}
 #: the optional dependencies that install the grammars other than Java's (``pip install 'revmine[languages]'``)
 EXTRA = "languages"
@@ -761,7 +761,7 @@ _PARSERS = threading.local()  # a tree-sitter Parser must not be shared between 
 @cache
 def _grammar(lang: str) -> Any:
     """The tree-sitter grammar of ``lang``: revmine's own, or built as ``revmine.lang.languages`` builds them."""
-    if lang in LANGUAGES:
+    if GRAMMARS[lang] is LANGUAGES.get(lang):
         return languages.grammar(lang)
     spec = GRAMMARS[lang]
     return tree_sitter.Language(getattr(import_module(spec.module), spec.function)())

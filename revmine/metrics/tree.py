@@ -58,7 +58,7 @@ GVED's reader). Values under the two are not comparable (see "Parsers compared" 
   the text): javalang's parser reads it as a shift, tree-sitter does not.
 
 Languages (``lang=``, default ``java``; the names of :mod:`revmine.lang.languages`: ``python``, ``javascript``,
-``typescript``, ``go``, ``c``, ``cpp``, ``csharp``). Everything above is Java's; the other languages are read
+``typescript``, ``go``, ``c``, ``cpp``, ``csharp``, ``php``, ``ruby``). Everything above is Java's; the other languages are read
 by tree-sitter's grammar of the language (``parser:tree-sitter-python-<version>``..., recorded with
 ``lang:python``... in the signature; Java's signature has no ``lang`` field, so it reads as before the
 setting existed, and its values are unchanged). ``parser="javalang"`` is Java's only (other languages: an
@@ -79,6 +79,10 @@ anonymous tokens only those that tell trees apart, all the tokens of these node 
 * csharp: ``binary_expression``, ``prefix_unary_expression``, ``postfix_unary_expression``,
   ``unary_expression``, ``assignment_expression``, ``modifier``; and C#'s ``this`` and ``base``, anonymous
   tokens in its grammar (named nodes in the others), are leaves wherever they are.
+* php: ``binary_expression``, ``unary_op_expression``, ``update_expression``, ``assignment_expression``,
+  ``augmented_assignment_expression``, the visibility, static, abstract and final modifiers, ``primitive_type``,
+  ``cast_type``; a method is read inside ``class _ { ... }`` when it does not read alone;
+* ruby: ``binary``, ``unary``, ``operator_assignment``.
 
 Keywords that other grammars keep anonymous under a node with punctuation (JavaScript's ``const``/``let``,
 ``async``, ``static``) are left out, as Java's ``if`` or ``return``: their node types are the same.
@@ -551,6 +555,11 @@ _SITTER_RULES: dict[str, _SitterRules] = {
     "csharp": _SitterRules(frozenset({"binary_expression", "prefix_unary_expression", "postfix_unary_expression",
                                       "unary_expression", "assignment_expression", "modifier"}), LITERALS["csharp"],
                            kept=frozenset({"this", "base"}), readings=("member", "program")),
+    "php": _SitterRules(frozenset({"binary_expression", "unary_op_expression", "update_expression",
+                                   "assignment_expression", "augmented_assignment_expression", "visibility_modifier",
+                                   "static_modifier", "abstract_modifier", "final_modifier", "primitive_type",
+                                   "cast_type"}), LITERALS["php"], readings=("program", "member")),
+    "ruby": _SitterRules(frozenset({"binary", "unary", "operator_assignment"}), LITERALS["ruby"]),
 }
 _SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 # The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the

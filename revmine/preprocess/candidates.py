@@ -229,7 +229,9 @@ def process_hunks(row: dict[str, Any], limits: Limits) -> tuple[list[dict], list
     try:
         if file.bad:
             raise ExtractionError(DropReason.BAD_ENCODING, file.bad)
-        texts = {name: None if row[name] is None else file._source(name, row[name]) for name in _CONTENT_COLUMNS}
+        # the files as their bytes decode, BOM and line ends kept: CodeReviewer's hunks and oldf are GitHub's
+        texts = {name: None if row[name] is None else file._source(name, row[name], normalise=False)
+                 for name in _CONTENT_COLUMNS}
     except ExtractionError as exc:
         return [], [file._drop("hunk_file", exc.reason, exc.detail)]
     rows, dropped = hunk_rows({**file.provenance, "path_before": file.provenance["path"],
@@ -369,12 +371,14 @@ class _File:
             if match.before.text != match.after.text:
                 self._candidate(match, abstracted, None)
 
-    def _source(self, field: str, data: bytes) -> str:
+    def _source(self, field: str, data: bytes, normalise: bool = True) -> str:
+        """The content decoded (:func:`normalise_source`, or strict UTF-8 alone with ``normalise=False``), or
+        the reason it cannot be read."""
         if len(data) > self.limits.max_file_bytes:
             raise ExtractionError(DropReason.FILE_TOO_LARGE,
                                   f"{field}: {len(data)} bytes, over the limit of {self.limits.max_file_bytes}")
         try:
-            return normalise_source(data)
+            return normalise_source(data) if normalise else data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ExtractionError(DropReason.BAD_ENCODING, _undecodable(field, exc)) from exc
 

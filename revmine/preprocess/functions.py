@@ -1,4 +1,5 @@
-"""The functions of a file in python, javascript, typescript, go, c, cpp or csharp, as :mod:`.methods` gives Java's.
+"""The functions of a file in python, javascript, typescript, go, c, cpp, csharp, php or ruby, as :mod:`.methods`
+gives Java's.
 
 The result is the same :class:`~.methods.Method` list (:class:`~.methods.FileMethods`), so that
 :func:`~.methods.match_methods` and the comment linking work unchanged; the rules are Java's, carried over:
@@ -55,6 +56,12 @@ The result is the same :class:`~.methods.Method` list (:class:`~.methods.FileMet
     properties and indexers (``this``) whose accessors have a body or that have an expression body: a
     property is one function (all its accessors), with an empty parameter list; an indexer's parameters
     are its bracketed ones.
+  - php: functions and methods by their name (a method of a class and a function of the same name are told
+    apart by order); abstract and interface methods have no body and are not functions; closures
+    (``function () use (...) {}``) and arrow functions (``fn ($x) => ...``) belong to the function they are in.
+  - ruby: ``def`` methods by their name, singleton methods (``def self.build``) too (without ``self.``); a
+    method is a function whatever its body (``def empty; end``, an endless ``def ok? = true``); lambdas and
+    blocks belong to the method they are in.
 
 * **params** is the parameter list's tokens joined as :func:`.methods` joins Java's (comments, C#
   attributes and TypeScript decorators left out), without the brackets.
@@ -85,6 +92,8 @@ _DECLARATIONS: dict[str, frozenset[str]] = {
     "csharp": frozenset({"method_declaration", "constructor_declaration", "destructor_declaration",
                          "operator_declaration", "conversion_operator_declaration", "property_declaration",
                          "indexer_declaration"}),
+    "php": frozenset({"function_definition", "method_declaration"}),
+    "ruby": frozenset({"method", "singleton_method"}),
 }
 _DECLARATIONS["typescript"] = _DECLARATIONS["javascript"]
 _DECLARATIONS["cpp"] = _DECLARATIONS["c"]
@@ -96,6 +105,8 @@ _VALUES: dict[str, frozenset[str]] = {
     "c": frozenset(),
     "cpp": frozenset({"lambda_expression"}),
     "csharp": frozenset({"local_function_statement", "lambda_expression", "anonymous_method_expression"}),
+    "php": frozenset({"anonymous_function", "arrow_function"}),
+    "ruby": frozenset({"lambda"}),
 }
 _VALUES["typescript"] = _VALUES["javascript"]
 #: Bindings that name a JavaScript/TypeScript function value, and the field holding the name.
@@ -273,7 +284,10 @@ def _is_value(node, binding) -> bool:
 
 
 def _has_body(node) -> bool:
-    """Whether a declaration has a body: a block, an expression body or (C# property) an accessor with one."""
+    """Whether a declaration has a body: a block, an expression body or (C# property) an accessor with one; a
+    Ruby method always has one (``def f; end`` has an empty one)."""
+    if node.type in ("method", "singleton_method"):
+        return True
     if node.type in ("property_declaration", "indexer_declaration"):
         value = node.child_by_field_name("value")  # an expression body, or an auto-property's initializer
         if value is not None and value.type == "arrow_expression_clause":

@@ -19,14 +19,26 @@ definition it follows:
   identical hunk lists with the indent heuristic, 208/210 without it, 184/210 with difflib's ``SequenceMatcher``
   (the previous alignment); 68/68 of the three-revision rounds. Speed (:func:`diff_hunks` on the 210 files, median of
   5 runs, 2 shared cores): pygit2 ~2,800 files/s, difflib ~340, a ``git diff --no-index`` subprocess per file
-  ~85 (temporary files, a process each; same hunks): pygit2 is exact, in-process and the fastest.
-* **``patch``** is the hunk as git prints it: the ``@@ -a,b +c,d @@`` header, then one line per diff line with its
-  marker column (`` ``, ``-``, ``+``), ``\\ No newline at end of file`` after a last line without one, lines joined
-  by ``\\n``. Header numbers follow git (1-based start line and count; a count of 0 gives the line before), but the
-  count is always written, also when it is 1 (git writes ``@@ -5 +5 @@``): CodeReviewer's reader
-  (``ReviewExample.align_and_clean``) matches ``@@ -(\\d+),(\\d+) \\+(\\d+),(\\d+) @@`` and silently drops a hunk
-  whose header does not match. ``oldf`` is the whole base file: the reader slices it with the header's old range to
-  find the lines around the hunk, so it must be the file the hunk's old side numbers.
+  ~85 (temporary files, a process each; same hunks): pygit2 is exact, in-process and the fastest. With headers and
+  lines as below, every hunk of the 210 revisions and of 16 PHP and Ruby ones equals ``git diff -U3``'s output
+  byte for byte (226/226 files; 17/226 with the bare header and the end-of-file note revmine wrote before), at
+  the same time per hunk (``benchmarks/bench_hunks.py``: ~300 us per hunk before and after).
+* **``patch``** is the hunk as ``git diff -U3`` prints it, byte for byte (without the line end after its last
+  line): git's header, then one line per diff line with its marker column (`` ``, ``-``, ``+``), lines joined by
+  ``\\n``. The header is libgit2's (``pygit2.DiffHunk.header``, the same text as git's): ``@@ -a,b +c,d @@``,
+  a count of 1 left out (``@@ -5 +5 @@``), and after it git's function context, the last line above the hunk
+  that starts with a letter, ``_`` or ``$`` (git's default ``funcname``; no ``.gitattributes`` applies), as in
+  CodeReviewer's published rows (``@@ -442,7 +442,17 @@ configRetry:``) and in its README's example
+  (``"@@ -1 +1,2 @@\\n import torch\\n +import torch.nn as nn"``: the count of 1 left out, as git does). No
+  ``\\ No newline at end of file`` line: CodeReviewer's rows never have one, and its reader
+  (``ReviewExample.align_and_clean``) removes it. Remaining difference with CodeReviewer's own reader, not with its
+  rows: that reader matches ``@@ -(\\d+),(\\d+) \\+(\\d+),(\\d+) @@`` and so skips a hunk whose header leaves
+  a count out, in its rows as in ours. ``oldf`` is the whole base file as its bytes decode (UTF-8, strictly): a
+  byte order mark and ``\\r\\n`` line ends are kept, as in CodeReviewer's ``oldf``, which is the file GitHub
+  served; the reader slices it with the header's old range (split on ``\\n``, so a ``\\r`` stays on its line
+  and is stripped with the line's spaces). The texts are diffed as they are, not normalised as the method level's
+  are (:func:`.candidates.normalise_source`): a change that only adds or removes a BOM or turns ``\\n`` into
+  ``\\r\\n`` is a hunk, as on GitHub, and a comment on it is kept rather than dropped as ``outside_hunk``.
 * **Which hunk a comment picks.** The comment's line on the revision submitted (``REVISION``/``RIGHT``), that is
   the last line it covers (GitHub's ``line``, Gerrit's ``line``/``end_line``: :func:`.linking.comment_lines`), picks
   the hunk whose submitted lines contain it, context lines included (GitHub anchors review comments on any line of
@@ -72,26 +84,28 @@ __all__ = ["CONTEXT", "Hunk", "diff_hunks", "hunk_rows"]
 CONTEXT = 3
 #: ``git diff``'s defaults: Myers' algorithm (libgit2's default too) with the indent heuristic
 GIT_DIFF_FLAGS = DiffOption.INDENT_HEURISTIC
-#: libgit2's origins of its "no newline at end of file" lines (both sides, the old side, the new side)
+#: libgit2's origins of its "no newline at end of file" lines (both sides, the old side, the new side): left out
 _EOFNL_ORIGINS = frozenset("=<>")
-NO_NEWLINE = "\\ No newline at end of file"
 _REVISION_SIDES = frozenset(("REVISION", "RIGHT"))
 
 
 @dataclass(frozen=True)
 class Hunk:
-    """One hunk: 0-based half-open line ranges in the old and new text, and its diff lines (marker + text)."""
+    """One hunk: 0-based half-open line ranges in the old and new text, its diff lines (marker + text) and git's
+    function context (the text after the header's ``@@``, "" when git prints none)."""
 
     old_from: int
     old_to: int
     new_from: int
     new_to: int
     lines: tuple[str, ...]
+    context: str = ""
 
     @property
     def header(self) -> str:
-        """git's ``@@ -a,b +c,d @@``, counts always written (see the module docstring)."""
-        return f"@@ -{_range(self.old_from, self.old_to)} +{_range(self.new_from, self.new_to)} @@"
+        """git's header: ``@@ -a,b +c,d @@`` (a count of 1 left out) and its function context."""
+        ranges = f"@@ -{_range(self.old_from, self.old_to)} +{_range(self.new_from, self.new_to)} @@"
+        return f"{ranges} {self.context}" if self.context else ranges
 
     @property
     def text(self) -> str:
@@ -100,8 +114,8 @@ class Hunk:
 
     @property
     def body(self) -> str:
-        """The diff lines alone, without the header nor git's no-newline note: CodeReviewer's ``old``/``new``."""
-        return "\n".join(line for line in self.lines if line != NO_NEWLINE)
+        """The diff lines alone, without the header: CodeReviewer's ``old``/``new``."""
+        return "\n".join(self.lines)
 
     def has_new_line(self, line: int) -> bool:
         """Whether 1-based ``line`` of the new text is one of the hunk's lines."""
@@ -109,8 +123,10 @@ class Hunk:
 
 
 def _range(start: int, end: int) -> str:
+    """One side of git's header: 1-based start and count, the count left out when it is 1 (a count of 0 gives the
+    line before)."""
     count = end - start
-    return f"{start + 1 if count else start},{count}"
+    return str(start + 1) if count == 1 else f"{start + 1 if count else start},{count}"
 
 
 def _lines(text: str | None) -> list[str]:
@@ -123,12 +139,7 @@ def _lines(text: str | None) -> list[str]:
 
 
 def _marked(marker: str, lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        out.append(marker + line.removesuffix("\n"))
-        if not line.endswith("\n"):
-            out.append(NO_NEWLINE)
-    return out
+    return [marker + line.removesuffix("\n") for line in lines]
 
 
 def _opcode_lines(opcodes: list[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> list[str]:
@@ -158,9 +169,11 @@ def _libgit2_hunks(old: str | None, new: str | None, context: int, flags: int) -
         # git's 1-based start; a side of 0 lines names the line before (0 before the first line)
         old_from = hunk.old_start - 1 if hunk.old_lines else hunk.old_start
         new_from = hunk.new_start - 1 if hunk.new_lines else hunk.new_start
-        lines = tuple(NO_NEWLINE if line.origin in _EOFNL_ORIGINS else line.origin + line.content.removesuffix("\n")
-                      for line in hunk.lines)
-        hunks.append(Hunk(old_from, old_from + hunk.old_lines, new_from, new_from + hunk.new_lines, lines))
+        lines = tuple(line.origin + line.content.removesuffix("\n") for line in hunk.lines
+                      if line.origin not in _EOFNL_ORIGINS)
+        # the header's text after "@@ ... @@ ", as git prints it (libgit2 ends it with its line end)
+        context = hunk.header.rstrip("\n").split("@@", 2)[2].removeprefix(" ")
+        hunks.append(Hunk(old_from, old_from + hunk.old_lines, new_from, new_from + hunk.new_lines, lines, context))
     return hunks
 
 

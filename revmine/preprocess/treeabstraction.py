@@ -1,7 +1,7 @@
-"""src2abs-style abstraction of functions in seven more languages, read off tree-sitter trees, with an exact inverse.
+"""src2abs-style abstraction of functions in nine more languages, read off tree-sitter trees, with an exact inverse.
 
 Java keeps its src2abs-exact abstraction (:mod:`.abstraction`); this module gives python, javascript,
-typescript, go, c, cpp and csharp the same abstraction in src2abs's spirit (Tufano et al., ICSE 2019 and
+typescript, go, c, cpp, csharp, php and ruby the same abstraction in src2abs's spirit (Tufano et al., ICSE 2019 and
 2021: identifiers become ``TYPE_n``, ``METHOD_n``, ``VAR_n`` by role, literals ``STRING_n``, ``CHAR_n``,
 ``INT_n``, ``FLOAT_n`` by kind, idioms stay, comments go, tokens are joined by one space) and the same result
 objects (:class:`.abstraction.Abstracted`, :class:`.abstraction.AbstractedPair`, :class:`.abstraction.Unit`),
@@ -59,6 +59,13 @@ qualified C++ type is one ``TYPE`` per part, as rule 11 splits dotted Java types
   constructors and destructors are functions (METHOD); typedef names and namespaces TYPE;
 * csharp: methods, local functions, constructors, destructors and callees METHOD; type declarations,
   ``type``/``returns`` fields, type arguments and parameters, base lists, constraints and attributes TYPE.
+* php: functions, methods and callees (``f()``, ``$o->m()``, ``$o?->m()``, ``A::m()``) METHOD; class,
+  interface, trait and enum names, parameter and return types, ``extends``/``implements`` and namespace parts
+  TYPE; a variable is ``$`` (kept) and its name (VAR), as the grammar reads it;
+* ruby: ``def`` names and callees METHOD (a call without arguments or parentheses is a call to the grammar
+  only when it has a receiver or arguments: a bare ``foo`` is an identifier, VAR); constants (class and module
+  names, ``CONSTANTS``) TYPE, as Ruby's grammar makes every capitalised name a constant; instance, class and
+  global variables VAR with their sigils; a symbol (``:name``) is a STRING literal, as it is one token.
 
 Literals: strings, characters (C/C++ ``char``, C# ``char``, Go runes) and numbers, which are ``INT`` unless
 their text is a float (a ``.``, a decimal exponent, a hex ``p`` exponent, an imaginary suffix or C#'s
@@ -200,6 +207,29 @@ _TABLES: dict[str, _Rules] = {
         type_fields=frozenset({"type", "returns"}),
         descend={"member_access_expression": "name", "generic_name": None, "parenthesized_expression": None,
                  "member_binding_expression": "name"},
+    ),
+    "php": _Rules(
+        names=frozenset({"name"}),
+        literals={"integer": INT, "float": FLOAT},
+        calls={"function_call_expression": "function", "member_call_expression": "name",
+               "nullsafe_member_call_expression": "name", "scoped_call_expression": "name"},
+        declares={"function_definition": "name", "method_declaration": "name"},
+        type_names={"class_declaration": "name", "interface_declaration": "name", "trait_declaration": "name",
+                    "enum_declaration": "name"},
+        type_nodes=frozenset({"named_type", "base_clause", "class_interface_clause", "namespace_name"}),
+        type_fields=frozenset({"type", "return_type"}),
+        descend={"parenthesized_expression": None},
+    ),
+    "ruby": _Rules(
+        names=frozenset({"identifier", "constant", "instance_variable", "class_variable", "global_variable",
+                         "hash_key_symbol"}),
+        literals={"integer": INT, "float": FLOAT, "character": CHAR, "simple_symbol": STRING},
+        calls={"call": "method"},
+        declares={"method": "name", "singleton_method": "name"},
+        type_names={"class": "name", "module": "name"},
+        type_leaves=frozenset({"constant"}),
+        type_nodes=frozenset({"superclass"}),
+        descend={"scope_resolution": "name"},
     ),
 }
 #: the tables with each language's one-token literals (``atomic_literals``) added as STRING where not given

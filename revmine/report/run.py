@@ -78,7 +78,9 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
     hosts = read_hosts(rounds)
     splits = _splits(out)
     seed = int(state.get("split", {}).get("result", {}).get("seed", 0))
-    return dict(folder=str(out.resolve()), **_funnel(out, manifest, rounds, dropped, splits), hunks=_hunks(out),
+    hunks = _hunks(out)
+    return dict(folder=str(out.resolve()), **_funnel(out, manifest, rounds, dropped, splits), hunks=hunks,
+                levels=_levels(splits, hunks),
                 authors=_authors(out, rounds),
                 reasons=_reasons(dropped, hosts),
                 samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
@@ -260,6 +262,16 @@ def _hunks(out: Path) -> dict[str, Any]:
             "splits": [*(n for n in SPLITS if n in splits), *sorted(splits - set(SPLITS)), "all"],
             "hunks": {f"{language} {split}": n for (language, split), n in hunks.items()},
             "comments": {f"{language} {split}": n for (language, split), n in comments.items()}}
+
+
+def _levels(splits: pa.Table | None, hunks: dict[str, Any]) -> dict[str, str]:
+    """What each level of the run's splits holds, in words: a job of one level shows the other as empty."""
+    kinds = Counter(splits.column("kind").to_pylist()) if splits is not None else Counter()
+    method = ", ".join(f"{kinds[kind]:,} {kind}s" for kind in ("triplet", "pair") if kinds[kind])
+    hunk = (f"{hunks['hunks']['all all']:,} hunks, {hunks['comments']['all all']:,} reviewer comments on them"
+            if hunks else "")
+    return {"method (Tufano et al., ICSE 2021)": method or "no rows",
+            "hunk (CodeReviewer, Li et al., ESEC/FSE 2022)": hunk or "no rows"}
 
 
 def _reasons(dropped: dict[str, pa.Table | None], hosts: Hosts) -> list[dict[str, Any]]:
