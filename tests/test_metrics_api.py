@@ -34,7 +34,10 @@ def _random_corpus(seed: int, n: int = 60):
 
 
 def test_the_public_names():
-    assert sorted(metrics.__all__) == ["Score", "compute", "corpus_bleu", "corpus_score", "names", "sentence_bleu"]
+    assert sorted(metrics.__all__) == ["BLEU", "BLEUNorm", "CodeBLEU", "CrystalBLEU", "Rouge", "Ruby", "Score",
+                                       "StructureDistance", "WordEditRate", "compute", "corpus_bleu", "corpus_score",
+                                       "names", "sentence_bleu"]
+    assert all(getattr(metrics, name).__name__ == name for name in metrics.__all__ if name[0].isupper())
     assert metrics.names() == list(METRICS) and "meteor" in metrics.names()
 
 
@@ -306,3 +309,24 @@ def test_normalize_scores_the_code_of_a_chat_answer():
     assert metrics.corpus_score("chrf", [answer, "x"], ["int a = b ;", "x"], normalize="code-fence").score == 1.0
     with pytest.raises(ValueError, match="unknown normalisation"):
         metrics.compute("bleu", [answer], ["x"], normalize="markdown")
+
+
+def test_the_readmes_metric_classes_import_from_the_package_and_load_on_first_use() -> None:
+    """README shows ``CodeBLEU().components(...)``: ``from revmine.metrics import CodeBLEU`` must work (it raised
+    ImportError), give the class its module defines, and importing the package alone loads no grammar."""
+    import subprocess
+    import sys
+
+    from revmine.metrics.codebleu import CodeBLEU as defined
+
+    from revmine.metrics import CodeBLEU
+    assert CodeBLEU is defined
+    assert set(CodeBLEU().components(["int a = 1;"], ["int a = 1;"])) == {
+        "codebleu", "ngram", "weighted_ngram", "syntax", "dataflow"}
+    assert CodeBLEU().components(["int a = 1;"], ["int a = 1;"])["codebleu"].tolist() == [1.0]  # identical code
+    loaded = subprocess.run([sys.executable, "-c", "import sys, revmine.metrics; "
+                             "print('tree_sitter' in sys.modules, 'revmine.metrics.codebleu' in sys.modules)"],
+                            capture_output=True, text=True, check=True)
+    assert loaded.stdout.split() == ["False", "False"]
+    with pytest.raises(ImportError):
+        exec("from revmine.metrics import NoSuchMetric", {})
