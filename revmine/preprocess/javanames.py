@@ -60,6 +60,14 @@ class _Parser(jparser.Parser):
     dropping ``.b()``; wrapping it keeps both, as JavaParser's ``EnclosedExpr`` does.
     """
 
+    def __init__(self, tokens):
+        super().__init__(tokens)
+        # javalang's end-of-input token has the value None, and some of its loops test ``token.value in '[.'``:
+        # a method cut inside an anonymous class or an array initializer (``void f() { T t = new T() {``) made
+        # it raise TypeError. A string no token can equal ends those loops, and the parse then fails (or ends)
+        # as it would on any other token it cannot take.
+        self.tokens.set_default(jtok.EndOfInput("\x00"))
+
     # accept / would_accept / try_accept are javalang's hottest calls; these read the token list directly
     # (same results, about a third less parsing time).
     def accept(self, *accepts):  # noqa: D102 - same contract as the parent
