@@ -66,7 +66,7 @@ else:
     root = f"http://127.0.0.1:{server.server_address[1]}/api/"
     def ask(label, query, path="rows?level=triplets&split=train"):
         start = time.perf_counter()
-        with urllib.request.urlopen(root + path + query) as response:
+        with urllib.request.urlopen(root + path + query, timeout=600) as response:
             page = json.loads(response.read())
         times[label] = time.perf_counter() - start
         return page

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory import baseline_worktree, peak_mib  # noqa: E402
+from memory import baseline_worktree, peak_mib, runs_by_revision  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 WORDS = "int x = 1 ; return foo ( bar , baz ) + qux . size ( ) ; if ( a != null ) { b . run ( ) ; }".split()
@@ -87,12 +87,8 @@ def main() -> None:
             write_jsonl(tmp / str(mb) / "ref-train.jsonl", mb)
         with baseline_worktree(ROOT, args.baseline, tmp / "baseline") as base:
             revisions = {f"baseline {args.baseline}": base, "this code": ROOT}
-            runs: dict[tuple[str, int], list[dict]] = {}
-            for r in range(args.repeat):
-                for name, root in revisions.items():
-                    for mb in sizes:
-                        out = tmp / f"out-{name.split()[0]}-{mb}-{r}"
-                        runs.setdefault((name, mb), []).append(child(root, tmp / str(mb) / "ref-train.jsonl", out))
+            runs = runs_by_revision(revisions, sizes, args.repeat, lambda root, mb, tag: child(
+                root, tmp / str(mb) / "ref-train.jsonl", tmp / f"out-{tag}"))
         for mb in sizes:
             same = all(pq.read_table(tmp / f"out-baseline-{mb}-0" / f)
                        .equals(pq.read_table(tmp / f"out-this-{mb}-0" / f))

@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memory import baseline_worktree, growth_line, peak_mib  # noqa: E402
+from memory import baseline_worktree, growth_line, peak_mib, runs_by_revision  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT.parent / "shared" / "fixtures" / "tufano2021" / "predictions" / "1-encoder_k10_abstracted.txt"
@@ -111,12 +111,8 @@ def main() -> None:
             for n in sizes:
                 write_predictions(tmp / f"predictions-{n}.jsonl", n // PER_COPY)
             revisions = {f"baseline {args.baseline}": base, "this code": ROOT}
-            runs: dict[tuple[str, int], list[dict]] = {}
-            for r in range(args.repeat):
-                for name, root in revisions.items():
-                    for n in sizes:
-                        out = tmp / f"{name.split()[0]}-{n}-{r}"
-                        runs.setdefault((name, n), []).append(child(root, tmp / f"predictions-{n}.jsonl", out))
+            runs = runs_by_revision(revisions, list(sizes), args.repeat, lambda root, n, tag: child(
+                root, tmp / f"predictions-{n}.jsonl", tmp / tag))
             for n in sizes:
                 ok = same_outputs(tmp / f"baseline-{n}-0", tmp / f"this-{n}-0")
                 print(f"{n:>9,} predictions: same summary.json and rows in both revisions: {ok}")

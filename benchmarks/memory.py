@@ -7,7 +7,7 @@ import resource
 import statistics
 import subprocess
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 def peak_mib() -> float:
@@ -42,3 +42,15 @@ def growth_line(peaks: dict[int, list[float]], seconds: list[float], unit: str) 
     growth = (median[large] - median[small]) * 2 ** 20 / (large - small)
     return ("; ".join(f"{n:,}: {median[n]:,.0f} ({min(p):,.0f}-{max(p):,.0f})" for n, p in sorted(peaks.items()))
             + f"; growth {growth:,.0f} bytes/{unit}; {statistics.median(seconds):.1f} s at {large:,}")
+
+
+def runs_by_revision(revisions: dict[str, Path], sizes: list[int], repeat: int,
+                     run: Callable[[Path, int, str], dict]) -> dict[tuple[str, int], list[dict]]:
+    """``run(code root, size, tag)`` for every revision and size, ``repeat`` rounds interleaved (so load on a shared
+    machine falls on both revisions alike); ``tag`` names the run's own output folder."""
+    runs: dict[tuple[str, int], list[dict]] = {}
+    for r in range(repeat):
+        for name, root in revisions.items():
+            for size in sizes:
+                runs.setdefault((name, size), []).append(run(root, size, f"{name.split()[0]}-{size}-{r}"))
+    return runs

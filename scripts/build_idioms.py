@@ -531,8 +531,15 @@ def fetch(archive: Archive, cache: Path) -> Path:
     return path
 
 
+#: A registry client that neither answers nor fails (a stalled mirror) is stopped after this long.
+_CLIENT_TIMEOUT = 1800
+
+
 def _run(command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=_CLIENT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"build_idioms: {' '.join(command)} did not end within {_CLIENT_TIMEOUT} s")
     if done.returncode:
         sys.exit(f"build_idioms: {' '.join(command)} failed:\n{done.stderr.strip()}")
     return done.stdout
