@@ -36,7 +36,16 @@ class _Usage(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with revmine's error line: usage, then "revmine: error: ...", exit status 2."""
+    """argparse with revmine's error line: usage, then "revmine: error: ...", exit status 2; and help text that
+    is only worked out when help is printed (``more_help``: the job file's tables need every stage's settings)."""
+
+    more_help: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        if self.more_help is not None:
+            self.description = f"{self.description}\n\n{self.more_help()}"
+            self.more_help = None
+        return super().format_help()
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -177,10 +186,42 @@ def _input(suffix: str) -> Callable[[str], Path]:
     return convert
 
 
+class _Commands(argparse._SubParsersAction):
+    """The sub-commands, each listed with its one-line help but given its flags only when it is chosen.
+
+    Why: a command's flags come from its stage's Options class, and importing the stages (pyarrow, numpy,
+    tree-sitter, the miners) took about 1.5 s, which ``revmine --help``, ``--version`` and every usage error
+    paid before doing anything; now each command imports only its own stage.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
+
+    def defer(self, name: str, add: Callable[[argparse._SubParsersAction], None]) -> None:
+        self.add_parser(name, parents=[COMMON], help=COMMANDS[name][1])  # what _command finds when ``add`` runs
+        self.pending[name] = add
+
+    def fill(self, name: str) -> None:
+        """Give ``name`` its flags (its ``_add_*`` function), once."""
+        add = self.pending.pop(name, None)
+        if add is not None:
+            add(self)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        self.fill(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
 def _command(sub: argparse._SubParsersAction, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-    """A sub-command with the common flags. A new command is made here, takes its settings from its stage's
-    Options class (:func:`add_arguments`, :func:`from_args`) and prints its result with :func:`_emit`."""
-    return sub.add_parser(name, parents=[COMMON], **kwargs)
+    """A sub-command with the common flags and its help line from :data:`COMMANDS`. A new command is made here,
+    takes its settings from its stage's Options class (:func:`add_arguments`, :func:`from_args`) and prints its
+    result with :func:`_emit`."""
+    parser = sub.choices.get(name) or sub.add_parser(name, parents=[COMMON], help=COMMANDS[name][1])
+    for key, value in kwargs.items():  # description, formatter_class, more_help
+        setattr(parser, key, value)
+    return parser
 
 
 def _stage_command(sub: argparse._SubParsersAction, name: str, options: type, source: tuple[str, str],
@@ -209,7 +250,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     from .metrics.registry import METRICS
     from .metrics.score import ScoreOptions
 
-    p = _command(sub, "score", help="score model predictions against references",
+    p = _command(sub, "score",
                  description="Score predictions (Tufano blocks, parallel text, JSON Lines or Parquet). Prints the "
                              "summary; with --out also writes scores.parquet, summary.json and summary.md there. "
                              f"Known metrics: {', '.join(METRICS)}.")
@@ -243,7 +284,7 @@ def _run_score(args: argparse.Namespace) -> int:
 
 
 def _add_profiles(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "profiles", help="list the reproduction profiles and what each does differently")
+    p = _command(sub, "profiles")
     p.set_defaults(func=_run_profiles)
 
 
@@ -263,7 +304,7 @@ def _run_profiles(args: argparse.Namespace) -> int:
 def _add_agreement(sub: argparse._SubParsersAction) -> None:
     from .metrics.agreement import AgreementOptions
 
-    p = _command(sub, "agreement", help="correlate NL metrics with human scores",
+    p = _command(sub, "agreement",
                  description="Compute every selected NL metric per (prediction, reference) pair and its "
                              "Spearman, Kendall and Pearson correlation with the mean human score, with "
                              "bootstrap 95% confidence intervals.")
@@ -318,10 +359,10 @@ def _job_file_help() -> str:
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "run", help="the main job: mine, preprocess, filter, split, export (and score)",
+    p = _command(sub, "run",
                  formatter_class=argparse.RawDescriptionHelpFormatter,
                  description="Run a whole job file. Resumable: stages already done with the same settings are "
-                             "skipped on a re-run.\n\n" + _job_file_help())
+                             "skipped on a re-run.", more_help=_job_file_help)
     p.add_argument("job", type=_input(".toml"), help="job file (TOML; - for standard input)")
     p.add_argument("--out", type=Path, help="output directory (default: the job's [job] out)")
     p.add_argument("--force", action="store_true", help="re-run every stage")
@@ -367,7 +408,7 @@ def _run_run(args: argparse.Namespace) -> int:
 def _add_mine(sub: argparse._SubParsersAction) -> None:
     from .miners.settings import MineOptions
 
-    p = _command(sub, "mine", help="mine review rounds from Gerrit or GitHub into rounds.parquet",
+    p = _command(sub, "mine",
                  description="Mine review rounds (discussion over REST, file contents from a local git "
                              "clone). Resumable: re-run the same command to continue a stopped job. "
                              "Tokens come from GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or the "
@@ -434,7 +475,6 @@ def _add_preprocess(sub: argparse._SubParsersAction) -> None:
 
     _stage_command(sub, "preprocess", PreprocessOptions,
                    ("--rounds", "rounds.parquet (file or directory of parts; - for standard input)"), _run_preprocess,
-                   help="review rounds -> candidate triplets and pairs",
                    description="Extract Java methods (Lizard), link comments to methods, abstract code and "
                                "comments as src2abs did for the 2021 dataset. Writes candidates.parquet and "
                                "dropped.parquet (every dropped input with its reason).")
@@ -454,7 +494,7 @@ def _run_preprocess(args: argparse.Namespace) -> int:
 def _add_unabstract(sub: argparse._SubParsersAction) -> None:
     from .preprocess.unabstract import UnabstractOptions
 
-    p = _command(sub, "unabstract", help="map abstracted predictions back to source code",
+    p = _command(sub, "unabstract",
                  description="Replace TYPE_n, METHOD_n, VAR_n and literal ids in abstracted predictions "
                              "(one per line, --beam lines per example) with the original names, using "
                              "each example's abstraction map (a column of a candidates or dataset "
@@ -479,7 +519,7 @@ def _run_unabstract(args: argparse.Namespace) -> int:
 def _add_classifier(sub: argparse._SubParsersAction) -> None:
     from .filters.classifier_options import ClassifierOptions
 
-    p = _command(sub, "classifier", help="train or evaluate the noise-comment classifier on your labels")
+    p = _command(sub, "classifier")
     actions = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
     train = actions.add_parser("train", parents=[COMMON], help="train a model on labelled comments and save it")
     evaluate = actions.add_parser(
@@ -580,7 +620,6 @@ def _add_filter(sub: argparse._SubParsersAction) -> None:
     p = _stage_command(sub, "filter", FilterOptions,
                        ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
                        out_help="output directory (not the preprocess one)",
-                       help="candidates -> kept rows, dropped rows with reasons, filter report",
                        description="The 2021 dataset's filters (author comments, unlinked, unchanged, too long, new "
                                    "identifiers, several comments, noise comments, exact and near duplicates). Writes "
                                    "kept.parquet, dropped.parquet and filter_report.{parquet,md}; prints the report.")
@@ -602,7 +641,6 @@ def _add_split(sub: argparse._SubParsersAction) -> None:
 
     p = _stage_command(sub, "split", SplitOptions,
                        ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
-                       help="split filtered rows into train/eval/test without leakage",
                        description="Seeded, deterministic split; whole near-duplicate clusters go to one split.")
     _add_engine_arguments(p)
 
@@ -641,8 +679,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     from .dataset.export import ExportOptions
 
     p = _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"),
-                       _run_export, stdin=False,
-                       help="write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines")
+                       _run_export, stdin=False)
     _add_engine_arguments(p)
 
 
@@ -657,7 +694,7 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _add_import(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "import", help="bring a published dataset into revmine's schemas",
+    p = _command(sub, "import",
                  description="Import the 2021 replication package (raw_data_splitted/*.csv with the "
                              "abstracted src/src1/src2/tgt files) or CodeReviewer's JSON Lines into "
                              "OUT/{train,eval,test}.parquet (the publisher's split: revmine export, "
@@ -678,7 +715,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _add_overlap(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "overlap", help="rows of a new dataset that a benchmark already has (contamination check)",
+    p = _command(sub, "overlap",
                  description="Report, per split of NEW, its rows that are exact or near-duplicates (the "
                              "split's criterion) of BENCHMARK's rows. NEW and BENCHMARK are splits folders "
                              "or Parquet files. --drop writes NEW without them (export then records the "
@@ -711,7 +748,7 @@ def _run_overlap(args: argparse.Namespace) -> int:
 
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "compare", help="is system B better than A? paired significance tests (as sacrebleu)",
+    p = _command(sub, "compare",
                  description="Score two systems' predictions on the same references and test the "
                              "difference: paired bootstrap resampling and/or approximate randomisation, "
                              "as sacrebleu's --paired-bs and --paired-ar (same seed, same p-values).")
@@ -767,7 +804,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "report", help="write report.html for a run folder (or a score folder)",
+    p = _command(sub, "report",
                  description="Write OUT/report.html, one self-contained page (no network): for a revmine run "
                              "folder the funnel from forge to dataset, drop reasons with examples, a sample of "
                              "triplets, token lengths, splits and clusters, stages and settings; for a revmine "
@@ -785,7 +822,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
 
 def _add_browse(sub: argparse._SubParsersAction) -> None:
-    p = _command(sub, "browse", help="browse every row of a run in a web page on 127.0.0.1",
+    p = _command(sub, "browse",
                  description="Serve a page on http://127.0.0.1:PORT/ (no network) to page through every split of the "
                              "run's triplets, pairs and hunks, search their texts and filter by column; it reads a "
                              "page at a time, so a million rows are as quick as a hundred. Ctrl-C stops it.")
@@ -813,14 +850,38 @@ def _run_browse(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: each command: the function that adds its flags, and its line in ``revmine --help``
+COMMANDS: dict[str, tuple[Callable[[argparse._SubParsersAction], None], str]] = {
+    "run": (_add_run, "the main job: mine, preprocess, filter, split, export (and score)"),
+    "mine": (_add_mine, "mine review rounds from Gerrit or GitHub into rounds.parquet"),
+    "preprocess": (_add_preprocess, "review rounds -> candidate triplets and pairs"),
+    "filter": (_add_filter, "candidates -> kept rows, dropped rows with reasons, filter report"),
+    "split": (_add_split, "split filtered rows into train/eval/test without leakage"),
+    "export": (_add_export, "write the splits as a Hugging Face dataset folder, OpenNMT text, JSON Lines"),
+    "score": (_add_score, "score model predictions against references"),
+    "profiles": (_add_profiles, "list the reproduction profiles and what each does differently"),
+    "agreement": (_add_agreement, "correlate NL metrics with human scores"),
+    "unabstract": (_add_unabstract, "map abstracted predictions back to source code"),
+    "classifier": (_add_classifier, "train or evaluate the noise-comment classifier on your labels"),
+    "compare": (_add_compare, "is system B better than A? paired significance tests (as sacrebleu)"),
+    "import": (_add_import, "bring a published dataset into revmine's schemas"),
+    "overlap": (_add_overlap, "rows of a new dataset that a benchmark already has (contamination check)"),
+    "report": (_add_report, "write report.html for a run folder (or a score folder)"),
+    "browse": (_add_browse, "browse every row of a run in a web page on 127.0.0.1"),
+}
+
+
+def build_parser(lazy: bool = False) -> argparse.ArgumentParser:
+    """revmine's command line; ``lazy``: each command gets its flags only when the command line chooses it
+    (what :func:`main` does; :class:`_Commands` says why), else all at once (to list or document them)."""
     parser = _Parser(prog="revmine", description=__doc__.splitlines()[0], parents=[COMMON])
     parser.add_argument("--version", action="version", version=f"revmine {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for add in (_add_run, _add_mine, _add_preprocess, _add_filter, _add_split, _add_export, _add_score, _add_profiles,
-                _add_agreement, _add_unabstract, _add_classifier, _add_compare, _add_import, _add_overlap, _add_report,
-                _add_browse):
-        add(sub)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, action=_Commands)
+    for name, (add, _) in COMMANDS.items():
+        if lazy:
+            sub.defer(name, add)
+        else:
+            add(sub)
     return parser
 
 
@@ -863,7 +924,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     try:
-        args = _stdout_guard(build_parser().parse_args, argv)
+        args = _stdout_guard(build_parser(lazy=True).parse_args, argv)
     except SystemExit as stop:  # a usage error (2, already reported), --help or --version (0)
         _stdout_guard(sys.stdout.flush)
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2

@@ -445,3 +445,28 @@ def test_classifier_and_unabstract_flags_come_from_their_options(capsys: pytest.
     ]:
         assert main(argv) == 2
         assert capsys.readouterr().err.splitlines()[-1] == f"revmine: error: {message}", argv
+
+
+#: what a command line that does no work must not import (each costs 0.1-3 s; issue 28)
+HEAVY = ("pyarrow", "numpy", "sklearn", "numba", "tree_sitter", "pandas", "javalang", "lizard", "requests")
+
+
+@pytest.mark.parametrize("argv, status", [(["--help"], 0), (["--version"], 0), (["no-such-command"], 2),
+                                          (["run", "--bogus", "job.toml"], 2),
+                                          (["report"], 2), (["browse", "--port", "x", "run"], 2)])
+def test_help_version_and_usage_errors_import_no_stage(argv: list[str], status: int) -> None:
+    """The flags of a command are built when it is chosen, and run's job-file tables when its help is printed:
+    ``revmine --help`` once imported every stage (1.5 s here) before printing a line."""
+    code = ("import sys\nfrom revmine.cli import main\nstatus = main(sys.argv[1:])\n"
+            f"print('\\n' + ' '.join(sorted(m for m in {HEAVY!r} if m in sys.modules)) + f'|{{status}}')")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    imported, _, got = proc.stdout.rstrip("\n").rpartition("\n")[2].partition("|")
+    assert (imported, int(got)) == ("", status), proc.stderr
+
+
+def test_a_chosen_command_has_every_flag_of_the_full_parser() -> None:
+    """The lazy command line parses exactly as the one built whole: same flags, same defaults."""
+    for name, parser in _subparsers(build_parser()).items():
+        lazy = build_parser(lazy=True)
+        next(a for a in lazy._actions if isinstance(a, argparse._SubParsersAction)).fill(name.split()[1])
+        assert _subparsers(lazy)[name].format_help() == parser.format_help()
