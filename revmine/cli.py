@@ -445,7 +445,8 @@ def _run_mine(args: argparse.Namespace) -> int:
                          wait_on_rate_limit=not _flag(args, "no_wait"), concurrency=given.concurrency,
                          max_concurrent_per_host=getattr(args, "max_concurrent_per_host", None),
                          languages=getattr(args, "languages", None),
-                         robot_comments=getattr(args, "robot_comments", None), known_accounts=given.known_accounts)
+                         robot_comments=getattr(args, "robot_comments", None), known_accounts=given.known_accounts,
+                         stall_timeout=getattr(args, "stall_timeout", None))
     if args.job is not None:
         from .pipeline import load_job
 

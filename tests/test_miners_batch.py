@@ -3,7 +3,9 @@ concurrent mining is polite (per host, per token) and writes exactly what a sequ
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sys
 import threading
 import time
@@ -23,6 +25,7 @@ from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.http import Client, Credentials, Limiter  # noqa: E402
 from revmine.miners.jobs import MiningFailed  # noqa: E402
 from revmine.io.store import read_table  # noqa: E402
+from revmine.runtime.progress import Watch  # noqa: E402
 
 UNTIL = T0 + timedelta(days=30)
 MARK = "ghp_BATCH-SECRET-3c1e"
@@ -245,3 +248,70 @@ def test_cli_mines_concurrently_and_exits_non_zero_with_the_failures(server, tmp
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["options"]["concurrency"] == 3
     assert [p["status"] for p in manifest["projects"]] == ["mined", "failed", "mined"]
+
+
+class SilentServer:
+    """A server on 127.0.0.1 that accepts every connection and never sends a byte (what made ``revmine run`` hang
+    in ``git fetch`` for as long as it was left)."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/silent.git"
+        self.held: list = []
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            self.held.append(conn)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_a_stalled_server_fails_its_project_with_the_reason_and_the_others_are_mined(server, tmp_path, capfd,
+                                                                                    monkeypatch):
+    """A clone URL that accepts and never answers, and a REST API that stops answering: each project fails as
+    stalled within its bound after its retries, counted; the third project is mined; the waits are said."""
+    silent = SilentServer()
+    forge = server.forge
+    forge.faults.append(Fault("/repos/octo/slow/", "timeout", times=1000, value=5.0))
+    projects = [("gerrit", "demo/silent", silent.url), ("github", "octo/slow", None), ("gerrit", "demo/app", None)]
+    job = write_job(tmp_path / "job.toml", server, projects, stall_timeout=2, concurrency=3)
+    options = JobOptions(progress=True, client_options={"backoff": 0.01, "max_retries": 1})
+    monkeypatch.setattr(jobs, "Watch", functools.partial(Watch, every=1.0))  # a line a second, not every 10 s
+    started = time.monotonic()
+    try:
+        with pytest.raises(MiningFailed) as err:
+            run_job(job, tmp_path / "out", options)
+    finally:
+        silent.close()
+    took = time.monotonic() - started
+    lines = str(err.value).splitlines()
+    assert lines[0].startswith("mining failed for 2 of 3 projects")
+    assert lines[1].startswith(f"  gerrit demo/silent: stalled: ") and "stalled: no data for 2 s, 3 tries" in lines[1]
+    assert lines[2].startswith("  github octo/slow: stalled: ") and "no answer within 2 s, 2 attempts" in lines[2]
+    # git tries 3 times (2 s each, waits 1 and 2 s between), REST twice (2 s each): well under a minute
+    assert took < 45, took
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    by_project = {p["asked"]["project"]: p for p in manifest["projects"]}
+    assert (by_project["demo/app"]["status"], by_project["demo/app"]["rows"]) == ("mined", forge.expected["gerrit_rows"])
+    assert by_project["demo/silent"]["http_this_run"]["git_stalls"] == 3 and silent.accepted >= 3
+    assert by_project["demo/silent"]["http_this_run"]["retries"] == 2
+    assert by_project["octo/slow"]["http_this_run"]["timeouts"] == 2
+    assert manifest["options"]["stall_timeout"] == 2
+    said = capfd.readouterr().err.splitlines()
+    assert any(re.fullmatch(rf"waiting \d+ s on git fetch from {silent.url}", line) for line in said), said
+    assert any(re.fullmatch(r"waiting \d+ s on GET http://127\.0\.0\.1:\d+/github/repos/octo/slow/\S+", line)
+               for line in said), said

@@ -42,7 +42,7 @@ def _example_job(tmp_path: Path, old: str = "", new: str = "") -> Path:
     ("timeout = 10.0", "timeout = 0", "preprocess.timeout", "must be a number > 0, not 0.0"),
     ("batch_size = 2", "batchsize = 2", "job", "unknown setting(s) ['batchsize']; known: "
      "['batch_size', 'cache', 'cache_mode', 'concurrency', 'known_accounts', 'languages', 'max_concurrent_per_host', "
-     "'out', 'recordings', 'repos', 'robot_comments']"),
+     "'out', 'recordings', 'repos', 'robot_comments', 'stall_timeout']"),
     ("[export]", "[export]\nlicence = \"MIT\"", "export",
      "unknown setting(s) ['licence']; known: ['formats', 'name', 'representations']"),
 ])

@@ -50,6 +50,7 @@ class DropReason(str, Enum):
     BAD_CREDENTIALS = "bad_credentials"  # the forge or its git refused the credentials (HTTP 401/403)
     RATE_LIMITED = "rate_limited"  # out of quota, and told not to wait that long
     GIT_ERROR = "git_error"  # cloning or fetching the repository failed
+    STALLED = "stalled"  # the forge or its git sent nothing for the stall timeout, on every retry
     LISTING_STALLED = "listing_stalled"  # the listing kept answering changes already listed (see STALL_LIMIT)
 
 

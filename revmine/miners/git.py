@@ -18,13 +18,16 @@ import fcntl
 import os
 import subprocess
 import threading
+import time
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..errors import OperationError, output_error
+from ..runtime.progress import Watch
 from .base import source_text
+from .http import Stats, redact_url
 
 _ENV = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -41,12 +44,30 @@ def _locked(method: F) -> F:
     return run  # type: ignore[return-value]
 
 
-def _with_header(env: dict[str, str], url: str, header: str) -> dict[str, str]:
-    """``env`` plus git's ``http.<url>.extraHeader`` for ``url`` only, through ``GIT_CONFIG_COUNT``
-    (git 2.31+): the header reaches no command line, file or other host, and git never prints it."""
+def _with_config(env: dict[str, str], key: str, value: str) -> dict[str, str]:
+    """``env`` plus one git setting, through ``GIT_CONFIG_COUNT`` (git 2.31+): for ``http.<url>.extraHeader``
+    the header reaches no command line, file or other host, and git never prints it."""
     n = int(env.get("GIT_CONFIG_COUNT") or 0)
-    return {**env, "GIT_CONFIG_COUNT": str(n + 1), f"GIT_CONFIG_KEY_{n}": f"http.{url}.extraHeader",
-            f"GIT_CONFIG_VALUE_{n}": header}
+    return {**env, "GIT_CONFIG_COUNT": str(n + 1), f"GIT_CONFIG_KEY_{n}": key, f"GIT_CONFIG_VALUE_{n}": value}
+
+
+def _bounded(env: dict[str, str], stall_timeout: float) -> dict[str, str]:
+    """``env`` with every network wait of git bounded by ``stall_timeout`` seconds without data.
+
+    git-remote-http has no timeout of its own: a server that accepts the connection and never answers held
+    ``git fetch`` forever. curl's low-speed limit (``http.lowSpeedLimit`` 1 byte/s for ``http.lowSpeedTime``)
+    aborts such a transfer, whether it stalls before the first byte or mid-pack, with "Operation too slow"; a
+    large fetch that is slow but moving is not cut (git's server sends keep-alive packets while it packs).
+    Over ssh, the client's ``ConnectTimeout`` and ``ServerAlive*`` do the same, unless the user set
+    ``GIT_SSH_COMMAND``.
+    """
+    seconds = str(max(1, round(stall_timeout)))
+    env = _with_config(_with_config(env, "http.lowSpeedLimit", "1"), "http.lowSpeedTime", seconds)
+    if "GIT_SSH_COMMAND" not in env:
+        alive = max(1, round(stall_timeout / 4))
+        env["GIT_SSH_COMMAND"] = (f"ssh -o ConnectTimeout={seconds} -o ServerAliveInterval={alive} "
+                                  "-o ServerAliveCountMax=4")
+    return env
 
 
 class GitError(OperationError):
@@ -58,8 +79,14 @@ class GitRefused(GitError):
     the job reports as such, not as a broken repository."""
 
 
+class GitStalled(GitError):
+    """The server sent nothing for the stall timeout on every try: the project fails as stalled."""
+
+
 #: How git says the server answered 401/403: it asks for a user name it cannot prompt for, or says so.
 _REFUSED = ("could not read Username", "Authentication failed", "returned error: 401", "returned error: 403")
+#: How git says a wait was cut by the bounds of :func:`_bounded` (curl's error 28; ssh's timeouts).
+_STALLED = ("Operation too slow", "Operation timed out", "Connection timed out", "Timeout, server")
 
 
 class _Pipe:
@@ -109,11 +136,17 @@ class _Pipe:
 class GitRepo:
     """A bare mirror of a forge's repository, with fast reads of blobs at commits."""
 
-    def __init__(self, path: str | Path, url: str, refspecs: list[str], auth_header: str | None = None):
+    def __init__(self, path: str | Path, url: str, refspecs: list[str], auth_header: str | None = None, *,
+                 stall_timeout: float = 60.0, retries: int = 2, stats: Stats | None = None,
+                 watch: Watch | None = None):
         self.path = Path(path)
         self.url = url
         self.refspecs = refspecs
-        self._env = _ENV if auth_header is None else _with_header(_ENV, url, auth_header)
+        env = _bounded(_ENV, stall_timeout)
+        self._env = env if auth_header is None else _with_config(env, f"http.{url}.extraHeader", auth_header)
+        self.stall_timeout, self.retries = stall_timeout, retries
+        self.stats = Stats() if stats is None else stats  # stalls and retries (a job passes its client's counts)
+        self.watch = watch or Watch(enabled=False)
         self._pipes: dict[str, _Pipe] = {}
         self._lock = threading.RLock()
 
@@ -124,12 +157,15 @@ class GitRepo:
             assert full is not None  # ENOSPC always has its advice
             raise full
         if check and proc.returncode != 0:
-            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
-            # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
-            err = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1])
-            refused = any(sign in err for sign in _REFUSED)
-            raise (GitRefused if refused else GitError)(f"{self.path}: git {args[0]} failed: {err}")
+            self._fail(proc, args)
         return proc
+
+    def _fail(self, proc: subprocess.CompletedProcess, args: tuple[str, ...]) -> None:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [""]
+        # git's first fatal line says what went wrong; advice ("Please make sure...") may follow it
+        err = next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1])
+        refused = any(sign in err for sign in _REFUSED)
+        raise (GitRefused if refused else GitError)(f"{self.path}: git {args[0]} failed: {err}")
 
     def _pipe(self, *args: str) -> _Pipe:
         pipe = self._pipes.get(args[0])
@@ -156,16 +192,40 @@ class GitRepo:
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._git("init", "--quiet", "--bare")
             # from the URL of this run, not a stored remote: the clone may be shared or the URL moved
-            self._git("fetch", "--quiet", "--no-tags", self.url, *self.refspecs)
+            self._fetch(*self.refspecs)
         self.close()  # running readers must see the new objects
 
     @_locked
     def fetch_commit(self, sha: str) -> bool:
         """Try to fetch one commit the refs did not bring (servers may allow fetching by sha)."""
         with self._writing():
-            proc = self._git("fetch", "--quiet", "--no-tags", self.url, sha, check=False)
+            try:
+                self._fetch(sha)
+                fetched = True
+            except GitStalled:
+                raise
+            except GitError:
+                fetched = False
         self.close()
-        return proc.returncode == 0 and self.has_commit(sha)
+        return fetched and self.has_commit(sha)
+
+    def _fetch(self, *refspecs: str) -> None:
+        """``git fetch`` of ``refspecs`` from the URL; a stall (see :func:`_bounded`) is retried ``retries`` times
+        after 1, 2, 4... s, then is :class:`GitStalled` (each stall and retry counted in ``stats``)."""
+        what = f"git fetch from {redact_url(self.url)}"
+        for attempt in range(self.retries + 1):
+            with self.watch.wait(what):
+                proc = self._git("fetch", "--quiet", "--no-tags", self.url, *refspecs, check=False)
+            if proc.returncode == 0:
+                return
+            if not any(sign.encode() in proc.stderr for sign in _STALLED):
+                self._fail(proc, ("fetch",))
+            self.stats.add("git_stalls")
+            if attempt < self.retries:
+                self.stats.add("retries")
+                time.sleep(min(2 ** attempt, 60))
+        raise GitStalled(f"{self.path}: {what} stalled: no data for {self.stall_timeout:g} s, "
+                         f"{self.retries + 1} tries")
 
     # --- object reads through one cat-file process ---------------------------------------------------
     @_locked

@@ -31,8 +31,10 @@ Decisions
   :class:`RateLimited` is raised. Timeouts, connection errors, 5xx and 200s whose body cannot be
   decoded (cut short, a proxy's HTML page, Gerrit JSON without its prefix: what a failing gateway sends)
   are retried with exponential backoff, ``max_retries`` times, then raise one error naming the URL and
-  what was wrong. A body that decodes but has the wrong shape is not retried (the forge would answer
-  the same). Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
+  what was wrong; a request that timed out every time (``timeout``: seconds to connect, and between two
+  bytes of the answer) is :class:`Stalled`, which fails a job's project as stalled. While a request waits,
+  the job's :class:`~revmine.runtime.progress.Watch` says which one. A body that decodes but has the wrong
+  shape is not retried (the forge would answer the same). Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
   Clock and sleep are injectable.
 - Concurrency: a :class:`Limiter` shared by every client of a job bounds what is on the wire: at most
   ``concurrency`` requests at once, at most ``per_host`` to one host (counted where a request really
@@ -83,6 +85,7 @@ from requests.adapters import HTTPAdapter
 
 from ..errors import InputError, OperationError
 from ..io.textio import read_toml
+from ..runtime.progress import Watch
 
 Dialect = Literal["gerrit", "github"]
 CacheMode = Literal["use", "offline", "off"]
@@ -114,6 +117,10 @@ class RemoteError(OperationError):
         self.status = status
         self.detail = message
         super().__init__(f"{self.url}: {message}")
+
+
+class Stalled(RemoteError):
+    """The forge sent nothing within the timeout on every try (it accepts connections and does not answer)."""
 
 
 class MalformedResponse(RemoteError):
@@ -267,7 +274,7 @@ class _CountingAdapter(HTTPAdapter):
     """Counts what really goes on the wire, drops ``Vary`` and applies routes (see the module docstring):
     first ``auth_paths`` (where authenticated requests go), then ``routes`` (where a URL is answered)."""
 
-    def __init__(self, stats: _Stats, routes: dict[str, str], limiter: Limiter, **kwargs: Any):
+    def __init__(self, stats: Stats, routes: dict[str, str], limiter: Limiter, **kwargs: Any):
         super().__init__(pool_maxsize=max(limiter.per_host, 10), **kwargs)
         self.stats = stats
         self.routes = routes
@@ -320,7 +327,7 @@ class _EnvironmentOnce:
         return {**settings, "proxies": settings["proxies"].copy()}  # requests may add to its copy
 
 
-class _Stats(Counter):
+class Stats(Counter):
     """A client's request counts, updated from several threads."""
 
     def __init__(self) -> None:
@@ -539,7 +546,7 @@ class Client:
                  cache_path: str | Path | None = None, cache_mode: CacheMode = "use",
                  timeout: float = 30.0, max_retries: int = 5, backoff: float = 1.0,
                  wait_on_rate_limit: bool = True, max_wait: float = 3600.0, max_rate_limit_retries: int = 5,
-                 routes: dict[str, str] | None = None, limiter: Limiter | None = None,
+                 routes: dict[str, str] | None = None, limiter: Limiter | None = None, watch: Watch | None = None,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
         if cache_mode not in ("use", "offline", "off"):
             raise ValueError(f"cache_mode must be 'use', 'offline' or 'off', not {cache_mode!r}")
@@ -552,8 +559,9 @@ class Client:
         self.wait_on_rate_limit, self.max_wait = wait_on_rate_limit, max_wait
         self.max_rate_limit_retries = max_rate_limit_retries
         self.clock, self.sleep = clock, sleep
-        self.stats = _Stats()
+        self.stats = Stats()
         self.limiter = limiter or Limiter()
+        self.watch = watch or Watch(enabled=False)  # says which request a stall holds (revmine.runtime.progress)
         self._tokens = [Limiter.token_id(t) for t in self.credentials.tokens]
         self._next_token = 0
         self._adapter = _CountingAdapter(self.stats, routes or {}, self.limiter)
@@ -805,10 +813,16 @@ class Client:
                 kwargs["refresh"] = not cached_ok
             response = None
             try:
-                response = self.session.get(url, **kwargs)
+                with self.watch.wait(f"GET {redact_url(url)}"):
+                    response = self.session.get(url, **kwargs)
             except (requests.Timeout, requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
                 attempts += 1
+                stalled = isinstance(exc, requests.Timeout)
+                if stalled:
+                    self.stats.add("timeouts")
                 if attempts > self.max_retries:
+                    if stalled:
+                        raise Stalled(url, f"no answer within {self.timeout:g} s, {attempts} attempts") from None
                     raise RemoteError(url, f"gave up after {attempts} attempts: {type(exc).__name__}") from None
                 self._backoff(attempts)
                 continue

@@ -77,15 +77,15 @@ from ..io.store import write_json, write_table
 from ..io.textio import read_toml
 from ..lang.languages import DEFAULT_LANGUAGES, check_languages
 from ..package import __version__
-from ..runtime.progress import progress_bar
+from ..runtime.progress import Watch, progress_bar
 from ..schema import MINE_DROPPED_SCHEMA, ROUNDS_SCHEMA, schema_id
 from .authors import known_accounts
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .gerrit import GerritMiner
-from .git import GitError, GitRefused, GitRepo
+from .git import GitError, GitRefused, GitRepo, GitStalled
 from .github import DEFAULT_API, GitHubMiner
 from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
-                   RemoteError, check_url, credentials_from_env, host_of, route)
+                   RemoteError, Stalled, check_url, credentials_from_env, host_of, route)
 from .rounds import ContentReader, parse_time
 
 PARTS_DIR = "rounds.parquet"
@@ -139,6 +139,9 @@ class ProjectSpec:
 
 DEFAULT_CACHE_MODE: CacheMode = "use"
 DEFAULT_BATCH_SIZE = 50
+#: seconds a forge or its git may send nothing before the wait is a stall (retried, then the project fails):
+#: a REST answer that takes this long has never been seen, and git's server sends keep-alives while it packs
+DEFAULT_STALL_TIMEOUT = 60.0
 
 
 @dataclass
@@ -155,6 +158,7 @@ class JobOptions:
     max_concurrent_per_host: int | None = None  # requests in flight to one host, default DEFAULT_MAX_PER_HOST
     languages: tuple[str, ...] | None = None  # files mined, by language (revmine.lang.languages), default Java
     robot_comments: bool | None = None  # Gerrit: also mine robot comments (one request more a change), default no
+    stall_timeout: float | None = None  # seconds without data before a wait is a stall, default DEFAULT_STALL_TIMEOUT
     known_accounts: Path | None = None  # a CSV of more bot / AI-reviewer accounts (revmine.miners.authors)
     accounts: Any = None  # the shipped list and known_accounts' rows, read by resolved() (in the client)
 
@@ -163,6 +167,7 @@ class JobOptions:
         return replace(self, cache_mode=self.cache_mode or DEFAULT_CACHE_MODE,
                        languages=check_languages(self.languages or DEFAULT_LANGUAGES),
                        robot_comments=bool(self.robot_comments),
+                       stall_timeout=self.stall_timeout or DEFAULT_STALL_TIMEOUT,
                        accounts=known_accounts(self.known_accounts),
                        batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
                        max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
@@ -363,6 +368,8 @@ def _failure(exc: Exception) -> dict:
     """A failed project's typed reason and one line saying what happened."""
     if isinstance(exc, ListingStalled):
         kind = DropReason.LISTING_STALLED
+    elif isinstance(exc, (GitStalled, Stalled)):
+        kind = DropReason.STALLED
     elif isinstance(exc, GitRefused) or (isinstance(exc, RemoteError) and exc.status in (401, 403)):
         kind = DropReason.BAD_CREDENTIALS
     elif isinstance(exc, GitError):
@@ -409,6 +416,7 @@ class _Shared:
     each; 0: one change after the other) and the signal to stop."""
 
     limiter: Limiter
+    watch: Watch
     threads: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
     _pools: dict[str, tuple[ThreadPoolExecutor, int]] = field(default_factory=dict)  # host -> (pool, projects)
@@ -441,14 +449,14 @@ class _Shared:
                 pool.shutdown()
 
 
-def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter) -> Client:
+def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter, watch: Watch) -> Client:
     """The project's HTTP client, with the job's credentials for its forge, else the environment's."""
     dialect: Dialect = "gerrit" if spec.source == "gerrit" else "github"
     credentials = opts.credentials.get(spec.source) or (
         credentials_from_env(dialect, spec.host) if opts.ambient_credentials else Credentials())
     return Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
                   cache_mode=opts.cache_mode, wait_on_rate_limit=opts.wait_on_rate_limit, routes=opts.routes,
-                  limiter=limiter, **opts.client_options)
+                  limiter=limiter, watch=watch, **{"timeout": opts.stall_timeout, **opts.client_options})
 
 
 def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None) -> Miner:
@@ -462,11 +470,13 @@ def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None)
                        languages=languages, accounts=accounts)
 
 
-def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions) -> GitRepo:
-    """The project's bare clone, brought up to date (offline: only from a clone on this machine)."""
+def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions, client: Client) -> GitRepo:
+    """The project's bare clone, brought up to date (offline: only from a clone on this machine); its stalls
+    are counted with ``client``'s requests and said by its watch."""
     repo = GitRepo((opts.repos or out / "repos") / f"{spec.slug}.git",
                    route(spec.clone_url or miner.default_clone_url, opts.routes), miner.refspecs,
-                   None if spec.clone_url else miner.git_auth_header())
+                   None if spec.clone_url else miner.git_auth_header(), stall_timeout=opts.stall_timeout or
+                   DEFAULT_STALL_TIMEOUT, stats=client.stats, watch=client.watch)
     if opts.cache_mode != "offline":
         repo.sync()
     elif not (repo.path / "HEAD").exists():
@@ -547,12 +557,12 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     if ckpt.data["finished"]:
         return _summary(spec, ckpt.data, _drop_parts(out, spec).read(), Counter(), Counter(), 0.0, "finished_before")
     output = _Output(out, spec, ckpt)
-    client = _client(spec, out, opts, shared.limiter)
+    client = _client(spec, out, opts, shared.limiter, shared.watch)
     counts: Counter = Counter()
     failure = None
     try:
         miner = _miner(spec, client, ckpt.data, opts.accounts)
-        repo = _repo(spec, miner, out, opts)
+        repo = _repo(spec, miner, out, opts, client)
         try:
             with shared.pool(host_of(route(spec.url or spec.api_url, opts.routes))) as pool:  # the host answering
                 _mine_changes(miner, repo, output, client.stats, opts, shared, pool, counts)
@@ -580,9 +590,10 @@ def _mine_all(specs: list[ProjectSpec], out: Path, opts: JobOptions, limiter: Li
     if getattr(opts.engine, "name", "local") == "dask":
         return _mine_on_cluster(specs, out, opts)
     n = opts.concurrency or 1
-    shared = _Shared(limiter or Limiter(n, opts.max_concurrent_per_host))
+    shared = _Shared(limiter or Limiter(n, opts.max_concurrent_per_host), Watch(enabled=opts.progress))
     with ExitStack() as stack, progress_bar(total=len(specs), desc="projects", unit="project",
                                             enabled=opts.progress and len(specs) > 1) as bar:
+        stack.callback(shared.watch.close)
         if n == 1:
             summaries = []
             for spec in specs:
@@ -679,7 +690,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         "asked": asked or {"projects": [s.asked() for s in specs]},
         "options": {"cache_mode": opts.cache_mode, "batch_size": opts.batch_size, "concurrency": opts.concurrency,
                     "max_concurrent_per_host": opts.max_concurrent_per_host, "languages": list(opts.languages),
-                    "robot_comments": opts.robot_comments,
+                    "robot_comments": opts.robot_comments, "stall_timeout": opts.stall_timeout,
                     "known_accounts": None if opts.known_accounts is None else str(opts.known_accounts),
                     "cache": str(opts.cache or out / "http_cache.sqlite"), "repos": str(opts.repos or out / "repos")},
         "output": str(out / PARTS_DIR), "started": started, "finished": datetime.now(timezone.utc).isoformat(),
@@ -726,7 +737,8 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
 
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
-    max_concurrent_per_host, languages, robot_comments, known_accounts, recordings) and ``[[projects]]``."""
+    max_concurrent_per_host, languages, robot_comments, stall_timeout, known_accounts, recordings) and
+    ``[[projects]]``."""
     path = Path(path)
     doc = read_toml(path)
     job = doc.get("job", {})
@@ -806,6 +818,11 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         if not isinstance(job["known_accounts"], str):
             raise InputError(path, "must be a path", field="job.known_accounts")
         opts.known_accounts = base / job["known_accounts"]
+    if "stall_timeout" in job and opts.stall_timeout is None:
+        value = job["stall_timeout"]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise InputError(path, "must be a number of seconds above 0", field="job.stall_timeout")
+        opts.stall_timeout = float(value)
     if "robot_comments" in job and opts.robot_comments is None:
         if not isinstance(job["robot_comments"], bool):
             raise InputError(path, "must be true or false", field="job.robot_comments")

@@ -10,7 +10,9 @@ use as a context manager.
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from typing import IO, Any, Iterable, Iterator
 
 EVERY = 10.0  # seconds between two lines off a terminal
@@ -75,3 +77,54 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, total: int | None = N
 
         return tqdm(iterable, total=total, desc=desc, unit=unit, leave=leave, disable=not enabled)
     return Lines(iterable, total=total, desc=desc, unit=unit)
+
+
+class Watch:
+    """What a job is waiting on, said on stderr while a wait lasts: a line every ``every`` seconds for each wait
+    that has lasted that long (``waiting 20 s on git fetch from review.example.org``), none for quick ones.
+
+    Why: a server that accepts a connection and never answers left ``revmine run`` silent after
+    ``[1/5] mine ...`` for as long as it waited; a user could not tell a stall from slow work. Waits are
+    bounded elsewhere (the miners' ``stall_timeout``); this says which one is running. Threads may wait at once
+    (a job mines several changes at a time): each wait is shown. One daemon thread, started by the first wait.
+    """
+
+    def __init__(self, enabled: bool = True, every: float = EVERY, stream: IO[str] | None = None):
+        self.enabled, self.every = enabled, every
+        self.stream = stream or sys.stderr
+        self._waits: dict[object, list[Any]] = {}  # a wait -> [what, started, last shown]
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    @contextmanager
+    def wait(self, what: str) -> Iterator[None]:
+        """Around a wait on ``what`` (a request, a fetch)."""
+        if not self.enabled:
+            yield
+            return
+        key, now = object(), time.monotonic()
+        with self._lock:
+            self._waits[key] = [what, now, now]
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="revmine-watch", daemon=True)
+                self._thread.start()
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._waits[key]
+
+    def _run(self) -> None:
+        while not self._stop.wait(min(self.every / 4, 1.0)):
+            now, lines = time.monotonic(), []
+            with self._lock:
+                for wait in self._waits.values():
+                    if now - wait[2] >= self.every:
+                        wait[2] = now
+                        lines.append(f"waiting {now - wait[1]:.0f} s on {wait[0]}")
+            for line in lines:
+                print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        self._stop.set()
