@@ -218,7 +218,8 @@ def _run(job: Job, force: bool, progress: bool, echo: Callable[[str], None], eng
                 # a setting the stage rejected: name the job file and its table (a bug's ValueError is not caught)
                 raise InputError(job.path, exc.message, field=f"{stage}.{exc.field}" if exc.field else stage) from exc
             state[stage] = {"fingerprint": fingerprint, "seconds": round(time.monotonic() - started, 2),
-                            "outputs": [str(p) for p in outputs], "result": result}
+                            "outputs": [str(p) for p in outputs], "result": result,
+                            "settings": options.settings(job.options["job" if stage == "mine" else stage])}
             for later in stages[number:]:  # anything after a re-run stage is stale
                 state.pop(later, None)
             write_json(state_path, state)

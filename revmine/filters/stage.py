@@ -77,7 +77,7 @@ from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clu
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
 from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PROFILE_KEY, TEMPLATES_KEY, UNKNOWN, UNRECORDED,
-                                build_report, preprocess_comments, preprocess_steps, report_markdown)
+                                build_report, preprocess_comments, preprocess_steps, report_funnel, report_markdown)
 from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
@@ -511,6 +511,8 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
         "removed_by_filter": dict(by_filter),
         # comments the preprocess stage dropped, which the report adds to these steps (author_comment, not_linked)
         "report_adds_from_preprocess": from_preprocess,
+        # the report's table over all sources: what the card and the run report show
+        "report": report_funnel(report),
         "kept_path": str(out_dir / KEPT_FILE),
         "dropped_path": str(out_dir / DROPPED_FILE),
         "report_path": str(out_dir / REPORT_FILE),

@@ -21,7 +21,8 @@ from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .rows import KINDS, PAIR, TRIPLET
 from .store import read_table
 
-__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED", "authors_markdown", "build_report", "preprocess_comments", "preprocess_steps",
+__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED", "authors_markdown",
+           "build_report", "preprocess_comments", "preprocess_step", "preprocess_steps", "report_funnel",
            "report_markdown"]
 
 #: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
@@ -78,12 +79,33 @@ def preprocess_comments(given: str | Path | None, candidates_path: Path | None) 
     return table.filter(pc.equal(table.column("kind"), "comment"))
 
 
+def preprocess_step(reason: str, is_owner: bool | None) -> str:
+    """The filter step under which the report counts a comment the preprocess stage dropped for ``reason`` (the
+    run report counts it there too, so the two agree)."""
+    return "author_comment" if is_owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable"
+
+
 def preprocess_steps(preprocess: pa.Table) -> list[tuple[str, str, str]]:
     """(step, source, language) of each comment the preprocess stage dropped: the step the report counts it
     under."""
-    return [("author_comment" if owner else "not_linked" if reason in _NOT_LINKED_REASONS else "unprocessable",
-             source, language) for reason, source, language, owner in zip(*(
-                 preprocess.column(n).to_pylist() for n in ("reason", "source", "language", "comment_is_owner")))]
+    return [(preprocess_step(reason, owner), source, language) for reason, source, language, owner in zip(*(
+        preprocess.column(n).to_pylist() for n in ("reason", "source", "language", "comment_is_owner")))]
+
+
+def report_funnel(report: pa.Table) -> dict[str, dict[str, Any]]:
+    """Per kind, the report's steps over all sources and languages: ``input``, what each filter removed (in
+    running order), ``kept``, and the filters that did not run (``skipped``): what run.json records of it, so
+    the run report can be checked against the table the card shows."""
+    funnel: dict[str, dict[str, Any]] = {}
+    for row in sorted(report.to_pylist(), key=lambda r: r["step"]):
+        if row["source"] != "all" or row["language"] != "all":
+            continue
+        steps = funnel.setdefault(row["kind"], {"skipped": []})
+        steps[row["filter"]] = row["remaining"] if row["filter"] == "input" else row["removed"]
+        steps["kept"] = row["remaining"]
+        if not row["ran"]:
+            steps["skipped"].append(row["filter"])
+    return funnel
 
 
 def build_report(table: pa.Table, removed: Counter[tuple[str, str, str, str]], ran: set[str],

@@ -70,6 +70,7 @@ import warnings
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
@@ -601,9 +602,27 @@ def summarize(run: ScoreRun) -> dict:
         "normalize": run.normalize,
         "normalized": run.normalized if run.normalize else None,
         "signatures": run.signatures,
+        "better": {m.column: "higher" if m.higher_is_better else "lower" for m in run.metrics},
+        "versions": _versions(),
         "per_k": per_k,
         "corpus_rank1": {c: (v if np.isfinite(v) else None) for c, v in run.corpus.items()},
     }
+
+
+#: the packages whose versions can change a score (tokenisers, parsers, WordNet's reader, kernels)
+SCORING_PACKAGES = ("sacrebleu", "nltk", "tree-sitter", "rouge-score", "numpy", "numba")
+
+
+def _versions() -> dict[str, str]:
+    """The version of each package of :data:`SCORING_PACKAGES` that is installed: numbers compared with published
+    ones need them (sacrebleu's tokenisers and nltk's smoothing have changed values between versions)."""
+    found = {}
+    for package in SCORING_PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
 
 
 def summary_markdown(summary: dict) -> str:

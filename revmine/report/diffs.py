@@ -1,5 +1,7 @@
-"""A seeded sample of triplets shown as the reviewer saw them: m_s with the commented lines marked, the
-comment, and difflib's side-by-side diff to m_r, raw (by line) and abstracted (by token)."""
+"""A seeded sample of each level's rows, shown as the reviewer saw them: triplets and pairs as m_s (the commented
+lines marked) beside difflib's side-by-side diff to m_r, raw (by line) and abstracted (by token), with the comment;
+hunk-level rows as their diff hunk and the comment on it. Rows are drawn from every project in turn, so a run of
+several projects or languages is not shown through one of them."""
 
 from __future__ import annotations
 
@@ -13,17 +15,47 @@ import pyarrow.compute as pc
 from .links import Hosts, change_url
 
 
-def sample_view(splits: pa.Table, hosts: Hosts, size: int, seed: int) -> list[dict[str, Any]]:
-    """``size`` triplets drawn with ``seed`` (the same rows on every report of the same splits)."""
-    where = pc.indices_nonzero(pc.equal(splits["kind"], "triplet")).to_numpy()
-    chosen = np.sort(np.random.default_rng(seed).choice(where, size=min(size, where.size), replace=False))
-    rows = splits.take(chosen).to_pylist()
+def spread(groups: list[Any], size: int, seed: int) -> np.ndarray:
+    """``size`` row indices drawn with ``seed``, one group after the other (each group's rows in a seeded order):
+    every group is shown before any is shown twice. Sorted, so the page follows the splits' order."""
+    rng = np.random.default_rng(seed)
+    by_group: dict[Any, list[int]] = {}
+    for i, group in enumerate(groups):
+        by_group.setdefault(group, []).append(i)
+    queues = [list(rng.permutation(rows)) for _, rows in sorted(by_group.items(), key=lambda item: str(item[0]))]
+    chosen: list[int] = []
+    while len(chosen) < size and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < size:
+                chosen.append(int(queue.pop()))
+    return np.sort(np.array(chosen, dtype=np.int64))
+
+
+def sample_view(splits: pa.Table, hosts: Hosts, size: int, seed: int, kind: str = "triplet") -> list[dict[str, Any]]:
+    """``size`` rows of ``kind`` (triplet or pair) drawn with ``seed`` across the projects (the same rows on every
+    report of the same splits)."""
+    where = pc.indices_nonzero(pc.equal(splits["kind"], kind)).to_numpy()
+    rows = splits.take(where).to_pylist()
+    rows = [rows[i] for i in spread([(r["source"], r["project"]) for r in rows], size, seed)]
     for row in rows:
         row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
         row["lines"] = side_by_side(row["m_s"].splitlines(), row["m_r"].splitlines(),
                                     row["start_line_before"], row["start_line_after"],
                                     (row["comment_start_line"], row["comment_end_line"]))
         row["tokens"] = token_diff(row["m_s_abstract"].split(), row["m_r_abstract"].split())
+    return rows
+
+
+def hunk_sample_view(hunks: pa.Table, hosts: Hosts, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` hunk-level rows with a reviewer comment (``y`` = 1) drawn with ``seed`` across the projects: the
+    hunk's diff lines tagged added, deleted or context, and the comment."""
+    where = pc.indices_nonzero(pc.equal(hunks["y"], 1)).to_numpy()
+    rows = hunks.take(where).to_pylist()
+    rows = [rows[i] for i in spread([(r["source"], r["project"]) for r in rows], size, seed)]
+    for row in rows:
+        row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
+        row["lines"] = [{"tag": {"+": "insert", "-": "delete", "@": "hunk"}.get(line[:1], "equal"), "text": line}
+                        for line in row["patch"].splitlines()]
     return rows
 
 

@@ -28,7 +28,8 @@ def histogram(values: np.ndarray, bins: int = 20) -> dict[str, Any]:
         return {"n": 0, "bars": [], "max": 0, "lo": None, "hi": None}
     lo, hi = float(finite.min()), float(finite.max())
     counts, edges = np.histogram(finite, bins=bins if hi > lo else 1, range=(lo, hi if hi > lo else lo + 1))
-    return {"n": int(finite.size), "max": int(counts.max()), "lo": lo, "hi": hi,
+    top = int(counts.max())
+    return {"n": int(finite.size), "max": top, "lo": lo, "hi": hi, "ticks": sorted({0, top // 2, top}),
             "median": float(np.median(finite)),
             "bars": [{"count": int(c), "lo": float(a), "hi": float(b)} for c, a, b in zip(counts, edges, edges[1:])]}
 

@@ -1,5 +1,5 @@
 """The run report: the funnel from forge to dataset, drop reasons with examples linked to their forge, a
-seeded sample of triplets as the reviewer saw them, token lengths, splits and near-duplicate clusters, time
+seeded sample of each level's rows (triplets, pairs, hunks; every project in turn) as the reviewer saw them, token lengths, splits and near-duplicate clusters, time
 per stage, versions and settings. Every count is read from the stages' files (only the columns it needs);
 those that run.json also records carry its key (``data-check``), so a test can hold them equal.
 
@@ -27,12 +27,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from ..io.filter_report import AUTHORS_KEY, TEMPLATES_KEY, UNRECORDED
+from ..io.filter_report import AUTHORS_KEY, TEMPLATES_KEY, UNRECORDED, preprocess_step
 from ..io.filter_report import UNKNOWN as UNKNOWN_LANGUAGE  # the per-language column of rows with no language
-from ..io.rows import KINDS, SPLITS
+from ..io.rows import KINDS, SPLITS, TRIPLET
 from ..io.store import Parts
 from ..lang.languages import LANGUAGES, language_of
-from .diffs import sample_view
+from .diffs import hunk_sample_view, sample_view
 from .links import Hosts, change_url, hosts as read_hosts
 from .render import histogram, write_report
 
@@ -47,7 +47,7 @@ _WHERE = ["source", "project", "change"]
 #: each stage's dropped rows: (stage, file, the column naming the reason, the columns its examples show)
 _DROPPED = [("mining", Path("mined", "dropped.parquet"), "reason", ["path"]),
             ("preprocess", Path("preprocessed", "dropped.parquet"), "reason",
-             ["kind", "round", "path", "detail", "language"]),
+             ["kind", "round", "path", "detail", "language", "comment_is_owner"]),
             ("filter", Path("filtered", "dropped.parquet"), "filter",
              ["kind", "round", "path", "method_name", "detail", "comment", "language"]),
             ("split", Path("splits", "dropped.parquet"), "filter",
@@ -83,12 +83,21 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
                 levels=_levels(splits, hunks),
                 authors=_authors(out, rounds),
                 reasons=_reasons(dropped, hosts),
-                samples=sample_view(splits, hosts, sample, seed) if splits is not None else [],
+                samples={kind: sample_view(splits, hosts, sample, seed, kind) for kind in KINDS}
+                if splits is not None else {},
+                hunk_samples=_hunk_samples(out, hosts, sample, seed),
                 seed=seed, lengths=_lengths(splits), clusters=_clusters(splits),
                 stages=[{"name": name, **{k: state[name].get(k) for k in ("seconds", "fingerprint")}}
                         for name in ("mine", "preprocess", "filter", "split", "export", "score") if name in state],
                 settings=_settings(out, manifest, state), manifest_versions=manifest.get("versions", {}),
                 score_report=(out / "scores" / "report.html").is_file())
+
+
+def _hunk_samples(out: Path, hosts: Hosts, size: int, seed: int) -> list[dict[str, Any]]:
+    """A sample of the hunk-level rows with a comment, as :func:`.diffs.hunk_sample_view` shows them."""
+    hunks = _read(out / "splits" / "hunks.parquet", ["split", *_WHERE, "round", "path", "language", "patch", "y",
+                                                     "comment"])
+    return hunk_sample_view(hunks, hosts, size, seed) if hunks is not None else []
 
 
 def _authors(out: Path, rounds: pa.Table | None) -> dict[str, Any] | None:
@@ -173,54 +182,79 @@ def _roll(counts: Counter, prefix: tuple = ()) -> tuple[dict[str, int], dict[str
 
 
 def _step(label: str, counts: Counter, prefix: tuple = (), check: str | None = None, kind: str | None = None,
-          removed: bool = False, languages: bool = True) -> dict[str, Any]:
-    """A funnel step: its ``counts`` under ``prefix`` per column, and per language unless it has none."""
+          removed: bool = False, languages: bool = True, skipped: bool = False) -> dict[str, Any]:
+    """A funnel step: its ``counts`` under ``prefix`` per column, and per language unless it has none;
+    ``skipped``: a filter that did not run (shown so, not as 0 removed)."""
     per_column, per_language = _roll(counts, prefix)
     return {"label": label, "counts": per_column, "languages": per_language if languages else None,
-            "check": check, "kind": kind, "removed": removed}
+            "check": None if skipped else check, "kind": kind, "removed": removed, "skipped": skipped}
 
 
 def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[str, pa.Table | None],
             splits: pa.Table | None) -> dict[str, Any]:
     """The funnel's columns (all, sources, projects) and steps, each step's counts per column (``rounds``
-    and each stage's ``dropped`` rows as :func:`write_run_report` read them)."""
+    and each stage's ``dropped`` rows as :func:`write_run_report` read them).
+
+    Each level's section starts where the filter report's table does and counts each dropped row under the same
+    step (:func:`revmine.io.filter_report.preprocess_step` for the comments the preprocess stage dropped), so the
+    page, ``filter_report.md`` and the dataset card show the same numbers and each section adds up: triplets from
+    every reviewer comment, pairs from every method changed or deleted, hunk-level rows from every reviewer
+    comment again (a comment may make a triplet and a hunk row both)."""
     changes = Counter({(None, p["asked"]["source"], p["asked"]["project"]): p.get("changes_done", 0)
                        for p in manifest.get("projects", [])})
     mining = dropped["mining"]
     if mining is not None and "language" not in mining.column_names:
         mining = mining.append_column("language", pa.array([language_of(path) for path in mining["path"].to_pylist()],
                                                             pa.string()))
+    pre = _by_kind(dropped["preprocess"])
     steps = [_step("changes mined", changes, (), "mine.changes_done", languages=False),
              _step("review rounds", _counts(rounds, distinct="round_id", languages=False), (), "mine.review_rounds",
                    languages=False),
              _step("files in review rounds", _counts(rounds), (), "mine.rows"),
              _step("files dropped while mining", _counts(mining), (), "mine.dropped", removed=True)]
+    files = _counts(pre.get("file"), ["reason"])
+    steps += [_step(f"files dropped by preprocess: {reason}", files, (reason,), removed=True)
+              for reason in sorted({key[0] for key in files})]
+    comments = Counter()
     if rounds is not None:
         per_file = pa.table({"language": rounds["language"], "source": rounds["source"], "project": rounds["project"],
                              "n": pc.fill_null(pc.list_value_length(rounds["comments"]), 0)})
-        comments = per_file.group_by(["language", "source", "project"]).aggregate([("n", "sum")]).to_pylist()
-        steps.append(_step("reviewer comments", Counter({(r["language"], r["source"], r["project"]): r["n_sum"]
-                                                         for r in comments}), (), "preprocess.comments"))
-    preprocessed = _counts(dropped["preprocess"], ["reason"])
-    for reason in sorted({key[0] for key in preprocessed}):
-        steps.append(_step(f"dropped by preprocess: {reason}", preprocessed, (reason,),
-                           f"preprocess.dropped_by_reason.{reason}", removed=True))
+        grouped = per_file.group_by(["language", "source", "project"]).aggregate([("n", "sum")]).to_pylist()
+        comments = Counter({(r["language"], r["source"], r["project"]): r["n_sum"] for r in grouped})
+        steps.append(_step("reviewer comments", comments, (), "preprocess.comments"))
     candidates = _counts(_read(out / "preprocessed" / "candidates.parquet", ["kind", *_WHERE, "language"]), ["kind"])
     removed = _counts(dropped["filter"], ["kind", "filter"])
+    comment_drops = pre.get("comment")
+    if comment_drops is not None:  # counted under the filter step the filter report counts them under
+        comment_drops = comment_drops.append_column("step", pa.array(
+            [preprocess_step(reason, owner) for reason, owner in zip(
+                comment_drops["reason"].to_pylist(), comment_drops["comment_is_owner"].to_pylist())], pa.string()))
+    from_preprocess = _counts(comment_drops, ["step"])
+    methods = _counts(pre.get("method"), ["reason"])
     kept = _counts(_read(out / "filtered" / "kept.parquet", ["kind", *_WHERE, "language"]), ["kind"])
     split_removed = _counts(dropped["split"], ["kind", "filter"])
     in_splits = _counts(splits, ["split", "kind"])
-    report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter"])
+    report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter", "ran"])
     for kind in KINDS:
-        steps.append(_step(f"{kind} candidates", candidates, (kind,), f"preprocess.{kind}s", kind))
+        if kind == TRIPLET:
+            steps.append(_step("reviewer comments", _under(candidates, (kind,)) + _under(from_preprocess),
+                               check=f"filter.report.{kind}.input", kind=kind))
+        else:
+            steps.append(_step("methods changed or deleted", _under(candidates, (kind,)) + _under(methods), kind=kind))
+            steps += [_step(f"dropped by preprocess: {reason}", methods, (reason,), kind=kind, removed=True)
+                      for reason in sorted({key[0] for key in methods})]
+            steps.append(_step(f"{kind} candidates", candidates, (kind,), f"filter.report.{kind}.input", kind))
+        skipped = _skipped(report, kind)
         for name in _filter_order(report, kind, removed):
-            steps.append(_step(f"filter: {name}", removed, (kind, name), f"filter.removed_by_filter.{kind}.{name}",
-                               kind, removed=True))
-        steps.append(_step(f"{kind}s kept", kept, (kind,), None, kind))
+            counts = _under(removed, (kind, name)) + (_under(from_preprocess, (name,)) if kind == TRIPLET else Counter())
+            steps.append(_step(f"filter: {name}", counts, (), f"filter.report.{kind}.{name}", kind, removed=True,
+                               skipped=name in skipped))
+        steps.append(_step(f"{kind}s kept", kept, (kind,), f"filter.report.{kind}.kept", kind))
         for name in sorted({key[1] for key in split_removed if key[0] == kind}):
             steps.append(_step(f"split: {name}", split_removed, (kind, name), None, kind, removed=True))
         for split in SPLITS:
             steps.append(_step(f"{split} {kind}s", in_splits, (split, kind), f"split.sizes.{split}.{kind}", kind))
+    steps += _hunk_funnel(out, comments, pre.get("hunk_comment"))
     sources = sorted({p["asked"]["source"] for p in manifest.get("projects", [])} | {k[-2] for k in candidates})
     projects = sorted({(p["asked"]["source"], p["asked"]["project"]) for p in manifest.get("projects", [])}
                       | {k[-2:] for k in candidates})
@@ -233,11 +267,54 @@ def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[st
             "language_columns": [{"id": name, "label": name, "source": None} for name in shown]}
 
 
+#: the funnel's name for the hunk-level rows' section (the template heads it with the plural)
+HUNK_COMMENT = "hunk-level comment"
+
+
+def _hunk_funnel(out: Path, comments: Counter, drops: pa.Table | None) -> list[dict[str, Any]]:
+    """The hunk-level section (CodeReviewer's rows): every reviewer comment, those the preprocess stage made no hunk
+    row of, the comments on hunks (rows with ``y`` = 1) and how the split dealt them; none without hunk rows."""
+    hunks = _read(out / "preprocessed" / "hunks.parquet", ["y", *_WHERE, "language"])
+    if hunks is None:
+        return []
+    on_hunks = _counts(hunks.filter(pc.equal(hunks["y"], 1)))
+    reasons = _counts(drops, ["reason"])
+    steps = [_step("reviewer comments", comments, (), "preprocess.comments", HUNK_COMMENT)]
+    steps += [_step(f"dropped by preprocess: {reason}", reasons, (reason,), None, HUNK_COMMENT, removed=True)
+              for reason in sorted({key[0] for key in reasons})]
+    steps.append(_step("comments on hunks", on_hunks, (), "preprocess.hunk_comments", HUNK_COMMENT))
+    in_splits = _read(out / "splits" / "hunks.parquet", ["split", "y", *_WHERE, "language"])
+    if in_splits is not None:
+        per_split = _counts(in_splits.filter(pc.equal(in_splits["y"], 1)), ["split"])
+        steps += [_step(f"{split} comments on hunks", per_split, (split,), None, HUNK_COMMENT) for split in SPLITS]
+    return steps
+
+
+def _by_kind(table: pa.Table | None) -> dict[str, pa.Table]:
+    """The preprocess stage's dropped rows by their ``kind`` (file, comment, method, hunk_comment)."""
+    if table is None:
+        return {}
+    return {kind: table.filter(pc.equal(table["kind"], kind)) for kind in pc.unique(table["kind"]).to_pylist()}
+
+
+def _under(counts: Counter, prefix: tuple = ()) -> Counter:
+    """The (language, source, project) counts of ``counts`` under ``prefix``, to add two steps' rows together."""
+    return Counter({key[len(prefix):]: n for key, n in counts.items() if tuple(key[:len(prefix)]) == prefix})
+
+
+def _skipped(report: pa.Table | None, kind: str) -> set[str]:
+    """The filters of ``kind`` that did not run (the filter report says ``ran`` false): shown as skipped, not 0."""
+    if report is None:
+        return set()
+    rows = report.filter(pc.and_(pc.equal(report["kind"], kind), pc.invert(report["ran"])))
+    return set(rows["filter"].to_pylist())
+
+
 def _filter_order(report: pa.Table | None, kind: str, removed: Counter) -> list[str]:
     """The filters of ``kind`` in the order they ran (the filter ``report``'s steps), then any other found."""
     ordered = [] if report is None else [
         r["filter"] for r in sorted(report.filter(pc.equal(report["kind"], kind)).to_pylist(), key=lambda r: r["step"])]
-    names = [n for n in dict.fromkeys(ordered) if n not in ("input", "unprocessable")]
+    names = [n for n in dict.fromkeys(ordered) if n != "input"]
     return names + sorted({key[1] for key in removed if key[0] == kind} - set(names))
 
 
@@ -305,21 +382,33 @@ def _lengths(splits: pa.Table | None) -> list[dict[str, Any]]:
 
 
 def _clusters(splits: pa.Table | None) -> dict[str, Any]:
-    """Near-duplicate clusters of the split: their sizes, the largest ones, and any that cross splits."""
+    """Near-duplicate clusters of the split: their sizes, the largest ones, how many hold more than one method
+    (a method's triplet and pair are one cluster by design, not a duplicate) and any that cross splits."""
     if splits is None or splits.num_rows == 0:
         return {}
+    methods = pa.table({"cluster_id": splits["cluster_id"], "method": pc.binary_join_element_wise(
+        *(pc.cast(splits[c], pa.string()) for c in ("source", "project", "change", "round", "path", "method_name")),
+        "\x1f")})
+    per_cluster = methods.group_by("cluster_id").aggregate([("method", "count_distinct")])
     grouped = splits.group_by("cluster_id").aggregate([([], "count_all"), ("split", "count_distinct"),
                                                        ("method_name", "min"), ("split", "min")])
     sizes = grouped["count_all"].to_numpy()
     # group_by's order varies between calls (threads): ties in size go by cluster id, so the page is byte-identical
     largest = grouped.sort_by([("count_all", "descending"), ("cluster_id", "ascending")]).slice(0, 5).to_pylist()
-    return {"count": grouped.num_rows, "multi": int((sizes > 1).sum()), "largest": largest,
+    multi = int(pc.sum(pc.greater(per_cluster["method_count_distinct"], 1)).as_py() or 0)
+    return {"count": grouped.num_rows, "multi": multi, "largest": largest,
             "crossing": int(pc.sum(pc.greater(grouped["split_count_distinct"], 1)).as_py() or 0),
             "sizes": histogram(sizes.astype(np.int64), bins=min(20, int(sizes.max())))}
 
 
 def _settings(out: Path, manifest: dict, state: dict) -> dict[str, Any]:
-    """The settings a run folder records: mining options, the split's and the filter's, stage results."""
+    """Every stage's settings as run.json records them (``stage.key``: its job-file table's keys with the values
+    the stage ran with, defaults included); for a run folder written before run.json held them, what the mining
+    manifest, split.json and the filter's result say."""
+    recorded = {f"{stage}.{key}": value for stage in ("mine", "preprocess", "filter", "split", "export", "score")
+                for key, value in state.get(stage, {}).get("settings", {}).items()}
+    if recorded:
+        return recorded
     split_path = out / "splits" / "split.json"
     split = json.loads(split_path.read_text(encoding="utf-8")) if split_path.is_file() else {}
     settings = {f"mine.{k}": v for k, v in manifest.get("options", {}).items() if k not in ("cache", "repos")}
