@@ -369,16 +369,20 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     from .runtime.engine import EngineOptions
 
     add_arguments(p, EngineOptions)  # --engine, --workers, --scheduler: over the job's [engine]
+    p.add_argument("--concurrency", type=int, help="projects and requests mined at once, over the job's [job] "
+                                                  "concurrency (checked as it is; the work waits on the network)")
     p.set_defaults(func=_run_run)
 
 
 def _run_run(args: argparse.Namespace) -> int:
     from .runtime.engine import EngineOptions
-    from .pipeline import load_job, run, with_engine
+    from .pipeline import load_job, run, with_settings
 
     job = load_job(args.job, args.out)
     engine = {name: getattr(args, name) for name in specs(EngineOptions) if hasattr(args, name)}
-    job = with_engine(job, **engine) if engine else job
+    job = with_settings(job, "engine", **engine) if engine else job
+    if getattr(args, "concurrency", None) is not None:
+        job = with_settings(job, "job", concurrency=args.concurrency)
     verbose = _flag(args, "verbose")
 
     def echo(line: str) -> None:
@@ -393,7 +397,8 @@ def _run_run(args: argparse.Namespace) -> int:
         paths["scores"] = out / "scores" / "summary.md"
 
     def text() -> str:
-        lines = [f"dataset: {paths['dataset']} (card: {paths['card']})", f"filter report: {paths['filter_report']}",
+        lines = [*_dataset_counts(state.get("export", {}).get("result", {})),
+                 f"dataset: {paths['dataset']} (card: {paths['card']})", f"filter report: {paths['filter_report']}",
                  "dropped rows, with reasons: " + ", ".join(map(str, paths["dropped"]))]
         if "scores" in paths:
             lines.append(f"scores: {paths['scores']}")
@@ -403,6 +408,20 @@ def _run_run(args: argparse.Namespace) -> int:
         return "\n".join(lines)
     _emit(args, {"stages": state, "paths": paths}, text)
     return 0
+
+
+def _dataset_counts(export: dict[str, Any]) -> list[str]:
+    """What the dataset holds, as the README's first command promises it: ``26 triplets (train 21, validation 2,
+    test 3)``, the pairs likewise, and the hunk level's hunks and comments when the job made them."""
+    names, sizes = export.get("split_names", {}), export.get("sizes", {})  # run.json's keys come sorted
+    lines = [f"{sum(per.values()):,} {config} ("
+             + ", ".join(f"{names.get(split, split)} {per[split]:,}" for split in ("train", "eval", "test")
+                         if split in per) + ")"
+             for config in ("triplets", "pairs") if (per := sizes.get(config))]
+    hunk = export.get("levels", {}).get("hunk") or {}
+    if hunk:
+        lines.append(f"{hunk['hunks']:,} hunks with {hunk['comments']:,} reviewer comments on them (hunk level)")
+    return lines
 
 
 def _add_mine(sub: argparse._SubParsersAction) -> None:

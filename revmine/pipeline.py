@@ -148,10 +148,11 @@ def _fingerprint(job: Job, stage: str, upstream: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def with_engine(job: Job, **settings: Any) -> Job:
-    """``job`` with its ``[engine]`` settings overridden (``revmine run --engine dask --scheduler ...``)."""
+def with_settings(job: Job, table: str, **settings: Any) -> Job:
+    """``job`` with settings of its ``[table]`` overridden by the command line (``revmine run --engine dask
+    --scheduler ...``, ``--concurrency 4``), checked as the job file's are."""
     return dataclasses.replace(job, options={**job.options,
-                                             "engine": dataclasses.replace(job.options["engine"], **settings)})
+                                             table: dataclasses.replace(job.options[table], **settings)})
 
 
 def run(job: Job, force: bool = False, progress: bool = True,
@@ -261,7 +262,8 @@ def _mine(job: Job, ctx: Context) -> tuple[dict, list[Path]]:
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     write_text(mark, ctx.fingerprint)
     engine = ctx.engine if ctx.distributed else None  # projects spread over the job's cluster
-    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress, engine=engine))
+    manifest = run_job(job.path, target, JobOptions(progress=ctx.progress, engine=engine,
+                                                    concurrency=job.options["job"].concurrency))
     totals = {**manifest.get("totals", {}), "review_rounds": _review_rounds(target / "rounds.parquet")}
     ctx.echo(f"mine: {totals.get('changes_done', 0):,} changes, {totals['review_rounds']:,} review rounds (one per "
              "patch set reviewed and then revised: none when the reviewed one is the last), "

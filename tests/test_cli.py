@@ -127,11 +127,13 @@ def test_agreement_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "missing column(s) prediction, reference" in capsys.readouterr().err
 
 
-def test_bad_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_are_one_line_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["score", str(EXAMPLE), "--metrics", "foo"]) == 2
     assert capsys.readouterr().err.startswith("revmine: error: metrics: unknown metric 'foo'")
     assert main(["score", str(EXAMPLE), "--metrics", "ter, ter(normalized=true)", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)["signatures"]) == {"ter", "ter_norm"}
+    assert main(["run", str(ROOT / "examples" / "job.toml"), "--out", str(tmp_path / "run"), "--concurrency", "0"]) == 2
+    assert capsys.readouterr().err == "revmine: error: concurrency: must be an integer >= 1, not 0\n"
 
 
 # --- the same behaviour in every command (issue 11, section 4) ---

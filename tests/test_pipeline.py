@@ -25,10 +25,17 @@ def _digest(folder: Path) -> dict[str, str]:
 def test_example_job_end_to_end(tmp_path: Path, no_network: None, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "run"
-    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(out)]) == 0
+    assert main(["run", str(EXAMPLES / "job.toml"), "--out", str(out), "--concurrency", "3"]) == 0
     printed = capsys.readouterr()
     assert f"dataset: {out / 'dataset'}" in printed.out
     state = json.loads((out / "run.json").read_text())
+    # issue 30: `run --concurrency` was refused, and run printed no count; both from the files here
+    assert json.loads((out / "mined" / "manifest.json").read_text())["options"]["concurrency"] == 3
+    files = {kind: {split: ds.dataset(out / "dataset" / "data" / kind / f"{split}-00000-of-00001.parquet").count_rows()
+                    for split in ("train", "validation", "test")} for kind in ("triplets", "pairs")}
+    assert printed.out.splitlines()[:2] == [
+        f"{sum(n.values())} {kind} (" + ", ".join(f"{split} {k}" for split, k in n.items()) + ")"
+        for kind, n in files.items()]
     assert set(state) == {"mine", "preprocess", "filter", "split", "export"}
     # examples/mining/README.md works the mined rounds out by hand: 36 file rows carrying 46 comments, and
     # the rows that the filters keep: 26 triplets and 27 pairs

@@ -1,5 +1,5 @@
 """The README's commands run as written: every ``revmine`` command of its shell blocks whose inputs are
-here (the bundled example, the fixtures) exits 0, its outputs sent to a temporary folder. Commands that
+here (the bundled examples) exits 0, its outputs sent to a temporary folder. Commands that
 need a forge, a cluster or the reader's own files (``OWNER/NAME``, ``hyps.txt``, ``my-projects.toml``)
 cannot run here; every path into this repository that a command names must exist."""
 
@@ -82,8 +82,10 @@ def test_the_readme_commands_that_can_run_here_exit_0(tmp_path: Path) -> None:
 
 
 def test_the_readme_names_no_missing_file_of_the_project() -> None:
-    """Paths into this repository that the README's commands name exist (examples, fixtures, docs)."""
-    named = {path for argv in commands() for path in inputs(argv)
-             if path.startswith(("examples/", "docs/", "benchmarks/", "../shared/"))}
-    missing = sorted(path for path in named if not (ROOT / path).exists())
+    """Paths into this repository that the README's commands name exist (examples, docs, benchmarks), and none
+    points outside a clone (``../shared/...`` existed only beside the developers' clone)."""
+    named = {path for argv in commands() for path in inputs(argv)}
+    missing = sorted(path for path in named if path.startswith(("examples/", "docs/", "benchmarks/"))
+                     and not (ROOT / path).exists())
     assert named and not missing
+    assert not [path for path in named if path.startswith("..")]
