@@ -86,6 +86,9 @@ def load_job(path: str | Path, out: str | Path | None = None) -> Job:
     """
     path = Path(path)
     config = read_toml(path)
+    from .miners.jobs import check_no_credentials
+
+    check_no_credentials(path, config)  # before the tables' own checks: a token is not an "unknown setting"
     classes = sections()
     for name in config:
         if name != "projects" and name not in classes:

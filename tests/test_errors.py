@@ -357,6 +357,7 @@ def test_job_and_credentials_files_have_a_size_limit(capsys: pytest.CaptureFixtu
     assert not (tmp_path / "out").exists()
     secret = tmp_path / "credentials.toml"
     secret.write_text('[github]\ntokens = ["ghp_' + "x" * 100 + '"]\n')
+    secret.chmod(0o600)
     with pytest.raises(InputError) as refused:
         credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(secret)})
     assert str(refused.value) == (f"{secret}: larger than 100 bytes: not a job or settings file? (the limit is set "

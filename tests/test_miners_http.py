@@ -262,6 +262,12 @@ def test_credentials_from_env_and_file(tmp_path):
     assert g.user == "u" and "pw123456" not in repr(g)
     f = tmp_path / "creds.toml"
     f.write_text(f'[github."ghe.example.org"]\ntokens = ["{TOKEN_B}"]\n')
+    f.chmod(0o644)  # what a new file gets: readable by every account, which ssh refuses for a key
+    with pytest.raises(InputError) as err:
+        credentials_from_env("github", "ghe.example.org", env={"REVMINE_CREDENTIALS": str(f)})
+    assert str(err.value) == (f"{f} [REVMINE_CREDENTIALS]: mode 644: other accounts can read this credentials "
+                              f"file; chmod 600 {f} (ssh refuses such keys too)")
+    f.chmod(0o600)
     assert credentials_from_env("github", "ghe.example.org", env={"REVMINE_CREDENTIALS": str(f)}).tokens == [TOKEN_B]
     f.write_text(f'[github]\ntokens = "{TOKEN_A}"\n')
     with pytest.raises(InputError, match="github.tokens") as err:
@@ -274,6 +280,7 @@ def test_credentials_from_env_and_file(tmp_path):
 def test_bad_credentials_file_is_named_without_its_content(tmp_path, content):
     f = tmp_path / "creds.toml"
     f.write_bytes(content)
+    f.chmod(0o600)
     with pytest.raises(InputError, match=r"creds\.toml: not valid TOML") as err:
         credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
     assert TOKEN_A not in str(err.value) and "\n" not in str(err.value)
@@ -370,6 +377,7 @@ def test_a_malformed_token_is_one_line_naming_its_variable_never_its_value(tmp_p
 def test_a_malformed_credential_in_the_file_names_the_file_and_key(tmp_path):
     f = tmp_path / "creds.toml"
     f.write_text(f'[github]\ntokens = ["{TOKEN_A}", "{TOKEN_B}\\r"]\n[gerrit]\nuser = "u"\npassword = "pw\\u0007x"\n')
+    f.chmod(0o600)
     with pytest.raises(InputError) as err:
         credentials_from_env("github", env={"REVMINE_CREDENTIALS": str(f)})
     assert str(err.value).startswith(f"{f} [github.tokens[1]]: holds a character a token cannot have")

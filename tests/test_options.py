@@ -165,3 +165,24 @@ def test_every_default_is_allowed() -> None:
             spec = options.specs(cls).get(field.name)
             if spec is not None and not spec.required:
                 options.check_value(spec, field.default)
+
+
+@pytest.mark.parametrize("text, field", [
+    ('[[projects]]\nsource = "github"\nrepo = "o/r"\ntoken = "ghp_TOKENINAJOBFILE0000000000000000000"\n',
+     "projects[0].token"),
+    ('[job]\npassword = "hunter2-IN-A-JOB"\n[[projects]]\nsource = "gerrit"\nurl = "https://g.example"\n'
+     'project = "p"\n', "job.password"),
+    ('[github]\ntokens = ["ghp_TOKENINAJOBFILE0000000000000000000"]\n[[projects]]\nsource = "github"\nrepo = "o/r"\n',
+     "github")])
+@pytest.mark.parametrize("command", [["run"], ["mine", "--job"]])
+def test_credentials_in_a_job_file_get_their_own_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      text: str, field: str, command: list[str]) -> None:
+    """Issue 30: a token in a job file got "unknown setting(s)" from run and mine --job, a [github] table
+    "unknown table": the line that says why and what to do instead, naming the field, never the value."""
+    job = tmp_path / "job.toml"
+    job.write_text(text)
+    assert main([*command, str(job), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"revmine: error: {job} [{field}]: credentials do not belong in a job file")
+    assert "REVMINE_CREDENTIALS" in err and "TOKENINAJOBFILE" not in err and "hunter2" not in err
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()

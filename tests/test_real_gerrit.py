@@ -123,6 +123,7 @@ def test_credentials_file_and_a_job_over_both_projects(reviewed, tmp_path, monke
     reviewer = record.accounts["rafael"]
     credentials = tmp_path / "credentials.toml"
     credentials.write_text(f'[gerrit]\nuser = "{reviewer.username}"\npassword = "{reviewer.password}"\n')
+    credentials.chmod(0o600)  # a credentials file others can read is refused
     monkeypatch.setenv("REVMINE_CREDENTIALS", str(credentials))
     job = tmp_path / "job.toml"
     job.write_text("".join(f'[[projects]]\nsource = "gerrit"\nurl = "{server.url}"\nproject = "{p}"\n\n'

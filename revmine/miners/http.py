@@ -236,6 +236,7 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     path = env.get("REVMINE_CREDENTIALS")
     if not path:
         return Credentials()
+    _check_private(Path(path))
     config = read_toml(Path(path), quote=False)
     section = config.get(dialect, {})
     if not isinstance(section, dict):
@@ -251,6 +252,18 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
         if section.get(key) is not None:
             _check_secret(section[key], path, f"{dialect}.{key}", _PASSWORD)
     return Credentials(tokens=tokens, user=section.get("user"), password=section.get("password"))
+
+
+def _check_private(path: Path) -> None:
+    """Refuse a credentials file that others can read or write, as ssh refuses such a key: its tokens are as
+    good as a password, and a file of mode 644 gives them to every account of the machine."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return  # read_toml says it is missing or unreadable, in its words
+    if mode & 0o077:
+        raise InputError(path, f"mode {mode:o}: other accounts can read this credentials file; "
+                               f"chmod 600 {path} (ssh refuses such keys too)", field="REVMINE_CREDENTIALS")
 
 
 #: What a token may hold (it goes into an ``Authorization`` header as it is): visible ASCII. A user name or

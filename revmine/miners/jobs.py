@@ -735,6 +735,28 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
                                      clone_url=clone_url)], out, options)
 
 
+#: the tables of a credentials file ($REVMINE_CREDENTIALS), which a job file must not hold
+CREDENTIAL_TABLES = ("github", "gerrit")
+CREDENTIALS_ADVICE = ("credentials do not belong in a job file (it is shared, copied into run folders and "
+                      "committed); use GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS, a "
+                      "file of mode 600 with [github] tokens = [...] / [gerrit] user, password")
+
+
+def check_no_credentials(path: Path, doc: dict[str, Any]) -> None:
+    """Refuse a job file that holds a secret, wherever: a key such as ``token`` or ``password`` in any table or
+    project, or a credentials file's ``[github]``/``[gerrit]`` table. Checked before anything else of the file,
+    so the user reads why rather than "unknown setting"; the value is never repeated."""
+    tables = [(name, value) for name, value in doc.items() if isinstance(value, dict)]
+    tables += [(f"projects[{i}]", entry) for i, entry in enumerate(doc.get("projects") or [])
+               if isinstance(entry, dict)]
+    for name, table in tables:
+        if name in CREDENTIAL_TABLES:
+            raise InputError(path, CREDENTIALS_ADVICE, field=name)
+        secret = sorted(SECRET_KEYS & {str(key).lower() for key in table})
+        if secret:
+            raise InputError(path, CREDENTIALS_ADVICE, field=f"{name}.{secret[0]}")
+
+
 def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     """Read a job TOML: ``[job]`` (out, cache, repos, cache_mode, batch_size, concurrency,
     max_concurrent_per_host, languages, robot_comments, stall_timeout, known_accounts, recordings) and
@@ -747,13 +769,10 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
         raise InputError(path, "must be a table", field="job")
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
         raise InputError(path, "needs at least one [[projects]] table", field="projects")
+    check_no_credentials(path, doc)
     specs = []
     for i, entry in enumerate(entries):
         where = f"projects[{i}]"
-        secret = SECRET_KEYS & {k.lower() for k in entry}
-        if secret:
-            raise InputError(path, "credentials do not belong in a job file; use GITHUB_TOKEN(S), "
-                             "GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS", field=f"{where}.{secret.pop()}")
         source = entry.get("source")
         try:
             since, until = parse_time(entry.get("since"), f"{where}.since"), parse_time(entry.get("until"), f"{where}.until")
