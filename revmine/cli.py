@@ -23,6 +23,7 @@ import shutil
 import sys
 import tempfile
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -954,7 +955,9 @@ def _main(argv: list[str] | None) -> int:
         _check_stage_input(args)
         with command_output(_output(args), keep=_resumable, command=" ".join(["revmine", *(argv or sys.argv[1:])]),
                             wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args),
-                            directory=_writes_a_folder(args)):
+                            directory=_writes_a_folder(args)), warnings.catch_warnings():
+            warnings.simplefilter("always")  # shown once each by _warning_line
+            warnings.showwarning = _warning_line
             status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
@@ -967,6 +970,20 @@ def _main(argv: list[str] | None) -> int:
         _stdout_guard(print, _named(args.printed))
     _stdout_guard(sys.stdout.flush)
     return status
+
+
+#: the warnings a command has shown (a metric scored batch by batch warns of each batch)
+_WARNED: set[str] = set()
+
+
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A warning as a user reads it: ``revmine: warning: ...`` on one line of stderr, once per text, not the source
+    line that raised it. Why not the "once" filter: it forgets what it showed whenever a module imported later
+    adds a filter (numpy, numba do), and a warning came twice."""
+    if str(message) not in _WARNED:
+        _WARNED.add(str(message))
+        print(f"revmine: warning: {message}", file=sys.stderr)
 
 
 class _StdoutClosed(Exception):

@@ -472,3 +472,22 @@ def test_a_chosen_command_has_every_flag_of_the_full_parser() -> None:
         lazy = build_parser(lazy=True)
         next(a for a in lazy._actions if isinstance(a, argparse._SubParsersAction)).fill(name.split()[1])
         assert _subparsers(lazy)[name].format_help() == parser.format_help()
+
+
+def test_the_sacrebleu_profile_gives_sacrebleus_numbers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 30: score's default BLEU splits on whitespace, not sacreBLEU's 13a, a trap when comparing with published
+    numbers: the summary says so, and --profile sacrebleu gives sacrebleu's own corpus and sentence values."""
+    from revmine.metrics.predictions import read_predictions
+
+    assert main(["score", str(EXAMPLE)]) == 0
+    assert "not sacreBLEU's default `13a`" in capsys.readouterr().out
+    assert main(["score", str(EXAMPLE), "--profile", "sacrebleu", "--out", str(tmp_path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    hyps, refs = read_predictions(EXAMPLE).flat()
+    k = summary["k"]
+    rank1 = hyps[::k], refs[::k]
+    assert summary["corpus_rank1"]["bleu4_13a"] == pytest.approx(
+        sacrebleu.corpus_bleu(rank1[0], [rank1[1]]).score / 100, abs=1e-12)
+    rows = pq.read_table(tmp_path / "scores.parquet", columns=["k", "bleu4_13a"]).to_pylist()
+    ours = [r["bleu4_13a"] for r in rows if r["k"] == 1]
+    assert ours == pytest.approx([sacrebleu.sentence_bleu(h, [r]).score / 100 for h, r in zip(*rank1)], abs=1e-12)

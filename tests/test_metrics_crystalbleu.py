@@ -157,3 +157,27 @@ def test_score_stage_corpus_value_and_settings():
     for bad in ({"ignore": -1}, {"ignore": 1.5}, {"smooth": "nltk5"}, {"smooth": "exp"}, {"tokenize": "13a"}):
         with pytest.raises(ValueError):
             CrystalBLEU(**bad)
+
+
+def test_a_file_whose_ngrams_are_all_ignored_is_said_once(beam, tmp_path, capsys):
+    """Issue 30: --metrics crystalbleu gave 0.0000 at every k of a small file without a word: the 500 n-grams
+    counted on its own references were all of its 4-grams. The package gives the same zeros (checked here)."""
+    from revmine.cli import main
+
+    quickstart = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "predictions_k3.txt"
+    hyps, refs = read_predictions(quickstart).flat()
+    fours = {g for r in refs for g in ngrams(r.split(), 4)}
+    assert fours <= set(package_ignoring(refs, 500))  # the case itself: every 4-gram is ignored
+    with pytest.warns(UserWarning, match=rf"all {len(fours)} distinct 4-grams of these references are among the "
+                                         "500 trivially shared"):
+        zeros = CrystalBLEU().sentence_scores(hyps, refs)
+    np.testing.assert_allclose(zeros, package_sentences(hyps, [[r] for r in refs], package_ignoring(refs, 500)),
+                               atol=1e-12)
+    assert zeros.max() < 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a large file (the 1,719 oracles of the k=5 file) does not warn
+        CrystalBLEU().sentence_scores(*beam)
+        CrystalBLEU(ignore=50).sentence_scores(hyps, refs)
+    assert main(["score", str(quickstart), "--metrics", "crystalbleu"]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(said) == 1 and said[0].startswith("revmine: warning: crystalbleu: all ")

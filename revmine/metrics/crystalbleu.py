@@ -42,6 +42,7 @@ as long as the package (3.4 s; one run each on the shared 2-core machine).
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -69,6 +70,10 @@ def trivially_shared(sentences: Iterable[Sequence[str]], k: int, orders: int = O
         for tokens in sentences:
             counts.update(ngram_counts(tokens, n))
     return frozenset(gram for gram, _ in counts.most_common(k))
+
+
+class CrystalBLEUWarning(UserWarning):
+    """The ignored n-grams leave nothing to score (see :meth:`CrystalBLEU._ignoring`)."""
 
 
 class CrystalBLEU(Metric):
@@ -124,10 +129,19 @@ class CrystalBLEU(Metric):
         return self._ignoring([[token_sequence(r, self.tokenize) for r in refs] for refs in reference_sets])
 
     def _ignoring(self, token_sets: Sequence[Sequence[Sequence[str]]]) -> frozenset[Ngram]:
-        """:meth:`ignored` of references already tokenised."""
+        """:meth:`ignored` of references already tokenised; a warning when it holds every 4-gram of the references,
+        which makes every sentence score 0 (a small file's n-grams are all among its 500 most common)."""
         if self._fixed is not None:
             return self._fixed
-        return trivially_shared((tokens for refs in token_sets for tokens in refs), self.ignore)
+        ignoring = trivially_shared((tokens for refs in token_sets for tokens in refs), self.ignore)
+        fours = {gram for refs in token_sets for tokens in refs for gram in ngram_counts(tokens, ORDERS)}
+        if fours and fours <= ignoring:
+            warnings.warn(f"crystalbleu: all {len(fours):,} distinct 4-grams of these references are among the "
+                          f"{self.ignore:,} trivially shared n-grams it ignores, so every score is 0: the n-grams "
+                          "were counted on the references of this one file; give corpus=FILE (a large corpus of the "
+                          "language, as the paper) or a smaller ignore, e.g. crystalbleu(ignore=50)",
+                          CrystalBLEUWarning, stacklevel=2)
+        return ignoring
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         """Per hypothesis ``[hyp_len, ref_len, matches_1..4, totals_1..4]`` without the ignored n-grams."""
@@ -165,4 +179,4 @@ class CrystalBLEU(Metric):
         return float(self._score(summed, np.maximum(stats[:, 2 + ORDERS:], 1).sum(axis=0, keepdims=True))[0])
 
 
-__all__ = ["CrystalBLEU", "trivially_shared"]
+__all__ = ["CrystalBLEU", "CrystalBLEUWarning", "trivially_shared"]

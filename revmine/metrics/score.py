@@ -647,6 +647,10 @@ def summary_markdown(summary: dict) -> str:
         lines += [f"| {c} | {e['k']} | {_f(m['best']['mean'])} [{_f(m['best']['ci_lo'])}, {_f(m['best']['ci_hi'])}] | "
                   f"{_f(m['all']['mean'])} [{_f(m['all']['ci_lo'])}, {_f(m['all']['ci_hi'])}] |"
                   for c in summary["signatures"] for e in summary["per_k"] for m in [e["metrics"][c]]]
+    if any(sig.startswith("bleu|tok:space|") for sig in summary["signatures"].values()):
+        lines += ["", "BLEU here splits on whitespace only (`tok:space`, sacreBLEU's `tokenize='none'`), not "
+                  "sacreBLEU's default `13a`: to compare with numbers published with sacreBLEU's defaults, score "
+                  "with `--profile sacrebleu` (or `--metrics \"bleu(tokenize=13a)\"`)."]
     for column, signature in summary["signatures"].items():
         lines += ["", f"## {column}", "", f"`{signature}`", "",
                   "| k | best: mean | median | sd | all: mean | median | sd | missing | infinite |",
