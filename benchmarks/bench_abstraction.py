@@ -13,6 +13,11 @@ two paths alternate run by run so that both see the same machine load. "javalang
 it was before tree-sitter (:func:`revmine.preprocess.javatree.tree_names` switched off, so every method
 is parsed by javalang).
 
+The floor (issue 28): no abstraction that reads methods with tree-sitter can beat tree-sitter parsing both
+methods of each pair (as :mod:`revmine.preprocess.javatree` wraps them, in a class), nothing else; timed
+at 1x alternating with ``abstract_pair``, and ``abstract_pair`` printed as a ratio to it, run by run (goal:
+at least 0.5x).
+
 Then: which path the fixture's 3,438 methods take (and why javalang is asked), the per-stage split, and
 the price of the 2-encoder input (``abstract_pair(..., spans=True)`` plus one ``marked()`` per pair).
 """
@@ -34,10 +39,12 @@ from revmine.lang.idioms import default_idioms
 from revmine.preprocess import javanames
 from revmine.preprocess.abstraction import _Abstraction, _prepare, abstract_pair
 from revmine.preprocess.javanames import NameSets, _collect_with_javalang, collect_names
-from revmine.preprocess.javatree import javalang_reason, tree_names
+from revmine.lang.languages import parser as sitter_parser
+from revmine.preprocess.javatree import _WRAPPER, javalang_reason, tree_names
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "tufano2021" / "test.csv"
 GOAL = 3000.0
+FLOOR_GOAL = 0.5
 
 
 @contextmanager
@@ -108,6 +115,18 @@ def main() -> None:
         old, new = (statistics.median(rates[name]) for name in PATHS)
         print(f"{scale:>5}x {len(batch):>7}  {spread(rates['javalang']):>26}  {spread(rates['tree-sitter']):>26}"
               f"  {new / old:>7.2f}x  {new / GOAL:.2f}x")
+
+    java = sitter_parser("java")
+    sources = [_WRAPPER % code.encode("utf-8") for pair in pairs for code in pair]
+    floor: dict[str, list[float]] = {"abstract_pair": [], "parse": []}
+    for _ in range(args.repeats):
+        floor["abstract_pair"].append(len(pairs) / cpu_seconds(lambda: abstract_all(pairs)))
+        floor["parse"].append(len(pairs) / cpu_seconds(lambda: [java.parse(source) for source in sources]))
+    to_floor = [a / b for a, b in zip(floor["abstract_pair"], floor["parse"])]
+    print(f"floor at 1x, tree-sitter parsing both methods of each pair: {spread(floor['parse'])} pairs/s; "
+          f"abstract_pair {spread(floor['abstract_pair'])}; abstract_pair / floor, run by run: median "
+          f"{statistics.median(to_floor):.2f}x ({min(to_floor):.2f}-{max(to_floor):.2f}), goal {FLOOR_GOAL}x -> "
+          f"{'met' if statistics.median(to_floor) >= FLOOR_GOAL else 'NOT met'}")
 
     prepared = [_prepare(code) for pair in pairs for code in pair]
     paths: Counter[str] = Counter()
