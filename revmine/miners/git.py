@@ -209,6 +209,23 @@ class GitRepo:
         self.close()
         return fetched and self.has_commit(sha)
 
+    @_locked
+    def fetch_commits(self, shas: list[str]) -> dict[str, bool]:
+        """Fetch commits the refs did not bring in one ``git fetch`` (a merge request's force-pushed versions);
+        when the server refuses one of them (git then fetches none), each is tried alone."""
+        if len(shas) == 1:
+            return {shas[0]: self.fetch_commit(shas[0])}
+        with self._writing():
+            try:
+                self._fetch(*shas)
+                fetched = True
+            except GitStalled:
+                raise
+            except GitError:
+                fetched = False
+        self.close()
+        return self.has_commits(shas) if fetched else {sha: self.fetch_commit(sha) for sha in shas}
+
     def _fetch(self, *refspecs: str) -> None:
         """``git fetch`` of ``refspecs`` from the URL; a stall (see :func:`_bounded`) is retried ``retries`` times
         after 1, 2, 4... s, then is :class:`GitStalled` (each stall and retry counted in ``stats``)."""
