@@ -136,7 +136,7 @@ def ghost_sha(label: str) -> str:
 @dataclass
 class Fault:
     match: str  # substring of the request path (with query)
-    # 429 | 429-reset | 429-date | 429-gitlab | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
+    # 429 | 429-reset | 429-date | 429-gitlab[-reset] | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
     # | noprefix | wrongtype | reset | nofyi (Gerrit file content without its X-FYI-Content-Encoding header)
     kind: str
     times: int = 1
@@ -413,10 +413,12 @@ class _Handler(BaseHTTPRequestHandler):
         kind = fault.kind if fault else None
         if kind == "timeout":
             time.sleep(fault.value)
-        if kind == "429-gitlab":  # GitLab's: RateLimit-* headers and Retry-After (user/gitlab_com "Rate limits")
-            status, ctype, body = 429, "text/plain", b"Retry later\n"
+        if kind in ("429-gitlab", "429-gitlab-reset"):  # GitLab's RateLimit-* headers (user/gitlab_com "Rate
+            status, ctype, body = 429, "text/plain", b"Retry later\n"  # limits"), with or without Retry-After
             headers = {"RateLimit-Limit": "2000", "RateLimit-Remaining": "0", "RateLimit-Observed": "2000",
-                       "RateLimit-Reset": str(int(time.time() + fault.value)), "Retry-After": str(int(fault.value))}
+                       "RateLimit-Reset": str(int(time.time() + fault.value))}
+            if kind == "429-gitlab":
+                headers["Retry-After"] = str(int(fault.value))
         elif kind in ("429", "429-reset", "429-date", "403-ratelimit", "500"):
             status = 500 if kind == "500" else (403 if kind == "403-ratelimit" else 429)
             headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time() + fault.value))} \

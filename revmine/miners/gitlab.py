@@ -4,13 +4,15 @@ Any instance (``url``, e.g. ``https://gitlab.com`` or ``https://gitlab.gnome.org
 ``{url}/api/v4``; the project is ``group/subgroup/name`` (sent URL-encoded) or its numeric id.
 
 Listing: ``/projects/:id/merge_requests?state=all&order_by=updated_at&sort=desc`` bounded by
-``updated_after=since`` and ``updated_before=hi``, where ``hi`` starts at ``until`` and then moves down to the
-oldest ``updated_at`` of the page read (plus a millisecond: GitLab prints milliseconds and keeps
-microseconds, and both bounds are inclusive), de-duplicating by ``iid``: each page is a fresh query,
-so a merge request updated while we list leaves the window (it is after ``until``) instead of shifting
-an offset page under us (the listing of :mod:`revmine.miners.gerrit`). Only a full page updated within
-one millisecond needs offsets (``page=2``, ...); a server ignoring the bounds stalls the listing
-(:class:`~revmine.miners.base.ListingStalled`). The window is on a merge request's *last* update.
+``updated_after=since`` and ``updated_before=hi``, where ``hi`` starts at ``until`` (none when the user gave
+none, as on GitHub: the first page's URL is then the same in every run, so a replay finds it) and then moves
+down to the oldest ``updated_at`` of the page read (plus a millisecond: GitLab prints milliseconds and keeps
+microseconds, and both bounds are inclusive), de-duplicating by ``iid``: each page is a fresh query, so a
+merge request updated while we list moves above the pages still to read instead of shifting an offset
+page under us (the listing of :mod:`revmine.miners.gerrit`); it is listed by the next run. Only a full page
+updated within one millisecond needs offsets (``page=2``, ...); a server ignoring the bounds stalls the listing
+(:class:`~revmine.miners.base.ListingStalled`). Listing pages are revalidated (``If-None-Match``), as GitHub's.
+The window is on a merge request's *last* update.
 
 Rounds: GitLab keeps every push to a merge request as a diff *version* (``GET .../versions``, newest first:
 ``head_commit_sha``, ``base_commit_sha`` (the merge base), ``start_commit_sha`` (the target branch then)).
@@ -122,7 +124,7 @@ class GitLabMiner(Miner):
             params["updated_before"] = _fmt(hi)
         if page > 1:
             params["page"] = page
-        items, response = self.client.get(f"{self.api}/merge_requests", params, expect=list)
+        items, response = self.client.get(f"{self.api}/merge_requests", params, expect=list, revalidate=True)
         with self.client.validating(response):
             return [self._merge_request(item) for item in items]
 

@@ -469,8 +469,8 @@ def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None)
         return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages,
                            robot_comments=bool(state.get("robot_comments", False)), accounts=accounts)
     if spec.source == "gitlab":
-        return GitLabMiner(client, spec.url or GITLAB_URL, spec.project, since, until, languages=languages,
-                           accounts=accounts)
+        return GitLabMiner(client, spec.url or GITLAB_URL, spec.project, spec.since and since, spec.until and until,
+                           languages=languages, accounts=accounts)
     return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
                        languages=languages, accounts=accounts)
 
