@@ -248,3 +248,13 @@ clone_url = "{forge.gitlab_repo}"
                                                   "github": forge.expected["github_rows"],
                                                   "gitlab": forge.expected["gitlab_rows"]}
     assert [p["status"] for p in manifest["projects"]] == ["mined"] * 3
+
+
+@pytest.mark.parametrize("match,kind", [("/discussions", "500"), ("/versions", "truncated"),
+                                        ("/merge_requests?", "html"), ("/discussions", "reset")])
+def test_faults_are_retried_and_the_rows_are_whole(server, tmp_path, match, kind):
+    server.forge.faults.append(Fault(match, kind, times=2))
+    manifest = mine(server, tmp_path / "out", client_options={"sleep": lambda s: None})
+    project = manifest["projects"][0]
+    assert project["status"] == "mined" and project["rows"] == server.forge.expected["gitlab_rows"]
+    assert project["http"]["retries"] == 2

@@ -1,4 +1,4 @@
-"""One HTTP client for both forges: on-disk cache, polite retries, rate limits, safe credentials.
+"""One HTTP client for every forge: on-disk cache, polite retries, rate limits, safe credentials.
 
 Why one client: Gerrit and GitHub differ only in how a body is framed (Gerrit prefixes JSON with
 ``)]}'``) and how credentials are sent; caching, retries, rate limits and redaction are the same.

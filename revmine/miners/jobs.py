@@ -629,7 +629,8 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
     theirs from their environment, as an in-process run does."""
     if opts.credentials:
         raise InputError.setting("engine", "mining on Dask takes credentials from the workers' environment "
-                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, $REVMINE_CREDENTIALS), "
+                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, GITLAB_TOKEN(S), "
+                                           "$REVMINE_CREDENTIALS), "
                                            "never through the scheduler")
     from .cluster import semaphore_closer
 
