@@ -21,7 +21,7 @@ from revmine.miners import JobOptions, mine_gitlab, run_job  # noqa: E402
 from revmine.miners import jobs  # noqa: E402
 from revmine.miners.authors import gitlab_author  # noqa: E402
 from revmine.miners.gitlab import GitLabMiner  # noqa: E402
-from revmine.miners.http import Client, Credentials, credentials_from_env  # noqa: E402
+from revmine.miners.http import Client, Credentials, Limiter, credentials_from_env  # noqa: E402
 
 N_MRS = 3
 TOKEN = "glpat-Zx81nE0qTestTokenValue"
@@ -168,6 +168,17 @@ def test_rate_limits_wait_as_gitlab_says(server, tmp_path, kind):
     project = manifest["projects"][0]
     assert project["rows"] == server.forge.expected["gitlab_rows"] and project["http"]["rate_limit_waits"] == 1
     assert 28 <= slept[0] <= 32
+
+
+def test_a_tokens_quota_is_read_from_gitlabs_headers(server):
+    """``RateLimit-Remaining``/``Reset`` set the token's budget, which the job's threads share (no overspending)."""
+    client = Client("gitlab", Credentials(tokens=[TOKEN], token_header="PRIVATE-TOKEN"), cache_mode="off")
+    _, response = client.get(f"{server.gitlab_url}/api/v4/projects/{PROJECT_ID}", expect=dict)
+    budget = client.limiter._budgets[Limiter.token_id(TOKEN)]
+    client.close()
+    assert (budget.remaining, budget.reset) == (int(response.headers["RateLimit-Remaining"]),
+                                                float(response.headers["RateLimit-Reset"]))
+    assert server.forge.log[-1][1]["PRIVATE-TOKEN"] == TOKEN
 
 
 @pytest.mark.parametrize("env,header,value", [

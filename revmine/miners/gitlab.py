@@ -297,5 +297,5 @@ def _range_line(span: dict, end: str, side: str, where: str) -> int | None:
     if line is not None:
         return line
     code = LINE_CODE.fullmatch(typed(point, "line_code", str, what) or "")
-    number = code and code.group(2 if side == "RIGHT" else 1)
-    return int(number) if number and int(number) > 0 else None
+    number = int(code.group(2 if side == "RIGHT" else 1) or 0) if code else 0
+    return number or None  # 0: the line code has no line on that side either
