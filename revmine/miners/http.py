@@ -788,7 +788,7 @@ class Client:
         text = response.content.decode("utf-8", "replace").removeprefix(GERRIT_PREFIX).strip()
         try:
             body = json.loads(text)
-            message = body.get("message") if isinstance(body, dict) else None
+            message = (body.get("message") or body.get("error")) if isinstance(body, dict) else None  # GitLab: either
         except ValueError:
             html = "html" in response.headers.get("Content-Type", "") or text[:1] == "<"
             message = None if html else text.split("\n", 1)[0]
