@@ -269,3 +269,12 @@ def test_faults_are_retried_and_the_rows_are_whole(server, tmp_path, match, kind
     project = manifest["projects"][0]
     assert project["status"] == "mined" and project["rows"] == server.forge.expected["gitlab_rows"]
     assert project["http"]["retries"] == 2
+
+
+def test_command_line_mines_a_gitlab_project(server, tmp_path):
+    from revmine.cli import main
+
+    out = tmp_path / "out"
+    assert main(["mine", "gitlab", "-q", "--url", server.gitlab_url, "--project", PROJECT, "--clone-url",
+                 str(server.forge.gitlab_repo), "--out", str(out)]) == 0
+    assert len(read_table(out / "rounds.parquet").to_pylist()) == server.forge.expected["gitlab_rows"]
