@@ -431,7 +431,7 @@ def _add_mine(sub: argparse._SubParsersAction) -> None:
     p = _command(sub, "mine",
                  description="Mine review rounds (discussion over REST, file contents from a local git "
                              "clone). Resumable: re-run the same command to continue a stopped job. "
-                             "Tokens come from GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or the "
+                             "Tokens come from GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, GITLAB_TOKEN(S) or the "
                              "file named by REVMINE_CREDENTIALS, never from the command line.")
     p.add_argument("--job", type=_input(".toml"), help="batch job file (TOML) listing many projects; checked "
                                                         "whole, as revmine run does (- for standard input)")
@@ -443,11 +443,14 @@ def _add_mine(sub: argparse._SubParsersAction) -> None:
     github = platforms.add_parser("github", parents=[COMMON], help="one GitHub repository")
     github.add_argument("--repo", required=True, help="OWNER/NAME")
     github.add_argument("--api-url", default="https://api.github.com", help="API base (GitHub Enterprise, tests)")
-    for q in (p, gerrit, github):
+    gitlab = platforms.add_parser("gitlab", parents=[COMMON], help="one GitLab project")
+    gitlab.add_argument("--project", required=True, help="GROUP/NAME or the project's numeric id")
+    gitlab.add_argument("--url", default="https://gitlab.com", help="the instance, e.g. https://gitlab.gnome.org")
+    for q in (p, gerrit, github, gitlab):
         add_arguments(q, MineOptions, stdin=_stdin_copy)
         q.add_argument("--no-wait", action="store_true", default=argparse.SUPPRESS,
                        help="fail instead of sleeping when a rate limit is hit")
-    for q in (gerrit, github):
+    for q in (gerrit, github, gitlab):
         q.add_argument("--since", help="only changes updated on or after this date (YYYY-MM-DD)")
         q.add_argument("--until", help="only changes updated before this date")
         q.add_argument("--clone-url", help="where to clone the repository from (default: derived from the URL)")
@@ -456,7 +459,7 @@ def _add_mine(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_mine(args: argparse.Namespace) -> int:
-    from .miners import JobOptions, mine_gerrit, mine_github, run_job
+    from .miners import JobOptions, mine_gerrit, mine_github, mine_gitlab, run_job
     from .miners.settings import MineOptions
 
     given = from_args(MineOptions, args)  # checked; a flag not given is absent from args (so None below)
@@ -471,7 +474,7 @@ def _run_mine(args: argparse.Namespace) -> int:
         from .pipeline import load_job
 
         if args.platform:
-            raise _Usage("give either --job or a platform (gerrit/github), not both")
+            raise _Usage("give either --job or a platform (gerrit/github/gitlab), not both")
         job = load_job(args.job, args.out)  # the whole file, every table, as revmine run checks it
         manifest = run_job(args.job, job.out, options)
     elif args.platform == "gerrit":
@@ -480,8 +483,11 @@ def _run_mine(args: argparse.Namespace) -> int:
     elif args.platform == "github":
         manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
                                clone_url=args.clone_url, options=options)
+    elif args.platform == "gitlab":
+        manifest = mine_gitlab(args.project, args.out, args.since, args.url, args.until,
+                               clone_url=args.clone_url, options=options)
     else:
-        raise _Usage("revmine mine: give --job JOB.toml, or gerrit ... or github ...")
+        raise _Usage("revmine mine: give --job JOB.toml, or gerrit ..., github ... or gitlab ...")
 
     def text() -> str:
         lines = [f"{p['slug']}: {p['rows']} rows from {p['changes_done']} changes, {len(p['dropped'])} dropped"

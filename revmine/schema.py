@@ -23,7 +23,7 @@ COMMENT_TYPE = pa.struct([
     pa.field("author", pa.string()),
     pa.field("is_owner", pa.bool_()),  # written by the change / pull-request owner
     pa.field("path", pa.string()),
-    pa.field("side", pa.string()),  # "REVISION"/"PARENT" (Gerrit) or "RIGHT"/"LEFT" (GitHub)
+    pa.field("side", pa.string()),  # "REVISION"/"PARENT" (Gerrit) or "RIGHT"/"LEFT" (GitHub, GitLab)
     pa.field("line", pa.int32()),  # the line the comment is shown on (None: file-level comment)
     pa.field("start_line", pa.int32()),
     pa.field("end_line", pa.int32()),
@@ -45,7 +45,7 @@ ROUNDS_NAME, ROUNDS_VERSION = "rounds", 3  # 2: language, content_base; 3: comme
 #: revised, and the comments on it.
 ROUNDS_SCHEMA = _versioned(ROUNDS_NAME, ROUNDS_VERSION, [
     pa.field("round_id", pa.string(), nullable=False),  # "{source}:{host}:{project}:{change}:{round}"
-    pa.field("source", pa.string(), nullable=False),  # "gerrit" | "github"
+    pa.field("source", pa.string(), nullable=False),  # "gerrit" | "github" | "gitlab"
     pa.field("host", pa.string(), nullable=False),
     pa.field("project", pa.string(), nullable=False),
     pa.field("change", pa.string(), nullable=False),  # Gerrit change number / GitHub PR number

@@ -1,5 +1,6 @@
 """A local forge for the miners' tests and benchmark: git repositories plus an HTTP server on 127.0.0.1
-answering like Gerrit (``/gerrit/...``) and GitHub (``/github/...``), with fault injection.
+answering like Gerrit (``/gerrit/...``), GitHub (``/github/...``) and GitLab (``/gitlab/api/v4/...``, built in
+tests/gitlab_forge.py), with fault injection.
 
 GitHub objects are built from recorded real responses (``../shared/fixtures/github_api``) with only the
 fields that matter overridden, so their shape is the real one; Gerrit objects follow the REST docs
@@ -135,7 +136,7 @@ def ghost_sha(label: str) -> str:
 @dataclass
 class Fault:
     match: str  # substring of the request path (with query)
-    # 429 | 429-reset | 429-date | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
+    # 429 | 429-reset | 429-date | 429-gitlab[-reset] | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
     # | noprefix | wrongtype | reset | nofyi (Gerrit file content without its X-FYI-Content-Encoding header)
     kind: str
     times: int = 1
@@ -151,6 +152,11 @@ class Forge:
     github_pulls: dict[int, dict] = field(default_factory=dict)
     github_comments: dict[int, list] = field(default_factory=dict)
     github_commits: dict[int, list] = field(default_factory=dict)
+    gitlab_mrs: dict[int, dict] = field(default_factory=dict)  # by iid
+    gitlab_discussions: dict[int, list] = field(default_factory=dict)
+    gitlab_versions: dict[int, list] = field(default_factory=dict)  # newest first
+    gitlab_no_link: bool = False  # answer pages without Link (X-Next-Page only)
+    gitlab_auth_required: bool = False  # a private project: 401 without a token
     contents: dict[tuple[str, str], str | bytes] = field(default_factory=dict)  # REST fallback content
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, dict]] = field(default_factory=list)
@@ -182,9 +188,14 @@ class Forge:
     def github_repo(self) -> Path:
         return self.root / "github.git"
 
+    @property
+    def gitlab_repo(self) -> Path:
+        return self.root / "gitlab.git"
 
-def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int = 0) -> Forge:
-    """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``).
+
+def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int = 0, n_mrs: int = 0) -> Forge:
+    """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``), and
+    GitLab project ``demo/gl`` with ``n_mrs`` merge requests (:func:`gitlab_forge.build_gitlab`).
 
     ``long_pull`` > 0 adds pull request ``n_pulls + 1`` with that many commits, each changing
     ``src/Long.java`` but the last; a reviewer commented on the third to last one (so the next commit
@@ -193,6 +204,10 @@ def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int
     root.mkdir(parents=True, exist_ok=True)
     _build_gerrit(forge, n_changes)
     _build_github(forge, n_pulls, long_pull)
+    if n_mrs:
+        from gitlab_forge import build_gitlab  # it builds on this module
+
+        build_gitlab(forge, n_mrs)
     return forge
 
 
@@ -371,6 +386,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._gerrit(rest.removeprefix("/a"), query, fault, authenticated=rest.startswith("/a/"))
         elif path.startswith("/github/"):
             self._github(path[len("/github"):], query, fault)
+        elif path.startswith("/gitlab/"):
+            from gitlab_forge import answer
+
+            answer(self, query, fault)
         else:
             self._send(404, b"not found", "text/plain")
 
@@ -394,7 +413,13 @@ class _Handler(BaseHTTPRequestHandler):
         kind = fault.kind if fault else None
         if kind == "timeout":
             time.sleep(fault.value)
-        if kind in ("429", "429-reset", "429-date", "403-ratelimit", "500"):
+        if kind in ("429-gitlab", "429-gitlab-reset"):  # GitLab's RateLimit-* headers (user/gitlab_com "Rate
+            status, ctype, body = 429, "text/plain", b"Retry later\n"  # limits"), with or without Retry-After
+            headers = {"RateLimit-Limit": "2000", "RateLimit-Remaining": "0", "RateLimit-Observed": "2000",
+                       "RateLimit-Reset": str(int(time.time() + fault.value))}
+            if kind == "429-gitlab":
+                headers["Retry-After"] = str(int(fault.value))
+        elif kind in ("429", "429-reset", "429-date", "403-ratelimit", "500"):
             status = 500 if kind == "500" else (403 if kind == "403-ratelimit" else 429)
             headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time() + fault.value))} \
                 if kind != "500" else {}
@@ -576,6 +601,10 @@ class ForgeServer:
     @property
     def github_api(self) -> str:
         return f"{self.url}/github"
+
+    @property
+    def gitlab_url(self) -> str:
+        return f"{self.url}/gitlab"
 
     def __enter__(self) -> "ForgeServer":
         self.thread.start()

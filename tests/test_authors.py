@@ -108,7 +108,7 @@ def test_every_row_of_the_shipped_list_reads_with_its_source_and_date():
 
 @pytest.mark.parametrize("row, field", [
     ("x[bot],github,robot,X,https://x.example,2026-11-28", "kind"),
-    ("x[bot],gitlab,bot,X,https://x.example,2026-11-28", "forge"),
+    ("x[bot],gitea,bot,X,https://x.example,2026-11-28", "forge"),
     ("x[bot],github,bot,X,not a url,2026-11-28", "source"),
     ("x[bot],github,bot,X,https://x.example,28/11/2026", "checked"),
     (",github,bot,X,https://x.example,2026-11-28", "login"),

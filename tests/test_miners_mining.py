@@ -204,7 +204,7 @@ def test_job_toml_errors(tmp_path):
     with pytest.raises(InputError, match=r"projects\[0\]\.token") as err:
         run_job(job, tmp_path / "out")
     assert "ghp_x" not in str(err.value)
-    job.write_text('[[projects]]\nsource = "gitlab"\n')
+    job.write_text('[[projects]]\nsource = "gitea"\n')
     with pytest.raises(InputError, match=r"job.toml \[projects\[0\]\.source\]"):
         run_job(job, tmp_path / "out")
     job.write_text('[[projects]]\nsource = "github"\nrepo = "o/n"\nsince = "last tuesday"\n')

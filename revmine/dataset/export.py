@@ -597,7 +597,7 @@ def _how_to_load(config: str, split: str, loadable: str | None) -> list[str]:
 
 
 #: the ``source`` values of mined rows (the miners'), with their forge's name; any other source was imported
-MINED_SOURCES = {"gerrit": "Gerrit", "github": "GitHub"}
+MINED_SOURCES = {"gerrit": "Gerrit", "github": "GitHub", "gitlab": "GitLab"}
 
 
 def _what_it_holds(kinds: list[str], sources: set[str], hunk_level: bool = False) -> str:

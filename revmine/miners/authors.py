@@ -24,6 +24,14 @@ Gerrit (a comment's ``author``, an AccountInfo):
   - ``robot_comment:<robot_id>``: a robot comment (``GET /changes/{id}/robotcomments``) is a bot's by
     definition, whoever posted it.
 
+GitLab (a note's ``author``, a UserBasic):
+  - ``bot=true``: GitLab marks bot users (project and group access tokens' users, GitLab's own service bots)
+    with ``bot: true`` on the user objects that carry the field;
+  - ``username=<project|group>_bot``: the users of project and group access tokens are named
+    ``project_<id>_bot_<hex>`` / ``group_<id>_bot_<hex>`` (``project_<id>_bot[<n>]`` before GitLab 16), the
+    sign that remains where the author object lacks ``bot``;
+  - ``list=<kind>:<name>``: the username is in the list (forge ``gitlab``).
+
 A list entry's kind wins (an App listed as an AI reviewer is an ``ai_reviewer``, not a ``bot``); otherwise any
 sign makes a ``bot``. Accounts whose comments are templates (near-identical text on many changes) can only be
 told across changes, which a miner (one change at a time) does not see: the filter stage checks that per
@@ -51,7 +59,9 @@ from ..schema import AuthorKind
 
 HUMAN, BOT, AI_REVIEWER = AuthorKind.HUMAN, AuthorKind.BOT, AuthorKind.AI_REVIEWER
 KINDS = AuthorKind.ALL
-FORGES = ("github", "gerrit")
+FORGES = ("github", "gerrit", "gitlab")
+#: the user names GitLab gives the users of project and group access tokens
+GITLAB_TOKEN_BOT = re.compile(r"(project|group)_\d+_bot(_[0-9a-f]+|\d*)", re.IGNORECASE)
 #: the shipped list of known bot and AI-reviewer accounts
 KNOWN_ACCOUNTS = Path(__file__).resolve().parent.parent / "data" / "review_bots.csv"
 _COLUMNS = ("login", "forge", "kind", "name", "source", "checked")
@@ -154,6 +164,18 @@ def gerrit_author(account: Mapping[str, Any] | None, known: Accounts | None = No
     listed = next((known[("gerrit", str(account[key]).lower())] for key in ("username", "email", "name")
                    if account.get(key) is not None and ("gerrit", str(account[key]).lower()) in known), None)
     return _decide(signs, listed)
+
+
+def gitlab_author(user: Mapping[str, Any] | None, known: Accounts | None = None) -> tuple[str, str | None]:
+    """(kind, evidence) of a GitLab note's ``author``, with ``known`` accounts (default: the shipped list)."""
+    if not user:
+        return HUMAN, None
+    username = str(user.get("username") or "")
+    signs = ["bot=true"] if user.get("bot") is True else []
+    token_bot = GITLAB_TOKEN_BOT.fullmatch(username)
+    if token_bot:
+        signs.append(f"username={token_bot.group(1).lower()}_bot")
+    return _decide(signs, (known_accounts() if known is None else known).get(("gitlab", username.lower())))
 
 
 def robot_comment(account: Mapping[str, Any] | None, robot_id: str | None,

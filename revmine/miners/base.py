@@ -13,6 +13,8 @@ then one value, written together or not at all, which is what makes a resumed ru
 
 from __future__ import annotations
 
+import base64
+import binascii
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -108,6 +110,17 @@ def source_text(data: bytes, where: str) -> str:
     return text
 
 
+def base64_source(encoded: str, where: str) -> str:
+    """A file's text from the base64 ``content`` of a forge's file answer (GitHub's contents, GitLab's
+    repository files): :class:`Dropped` as :func:`source_text`; base64 that does not decode is the forge's fault
+    (:class:`ValueError`, which the callers turn into a malformed answer)."""
+    try:
+        data = base64.b64decode(encoded)
+    except binascii.Error as exc:
+        raise ValueError(f"content is not valid base64 ({exc})") from None
+    return source_text(data, where)
+
+
 @dataclass
 class Mined:
     """What mining one change (or a part of one) gave: rows in ``ROUNDS_SCHEMA`` and drops."""
@@ -129,7 +142,7 @@ def no_round(reason: DropReason, message: str, change: str, paths: Iterable[str]
 class Miner(ABC):
     """A forge's miner for one project and time window (see the module docstring)."""
 
-    source: ClassVar[str]  # the ``source`` column: "gerrit" | "github"
+    source: ClassVar[str]  # the ``source`` column: "gerrit" | "github" | "gitlab"
     refspecs: ClassVar[list[str]]  # what the clone fetches so that every revision of a change is in git
     host: str  # the ``host`` column (never user-info)
     project: str  # the ``project`` column

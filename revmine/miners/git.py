@@ -198,16 +198,29 @@ class GitRepo:
     @_locked
     def fetch_commit(self, sha: str) -> bool:
         """Try to fetch one commit the refs did not bring (servers may allow fetching by sha)."""
-        with self._writing():
-            try:
-                self._fetch(sha)
-                fetched = True
-            except GitStalled:
-                raise
-            except GitError:
-                fetched = False
-        self.close()
-        return fetched and self.has_commit(sha)
+        return self._fetched(sha) and self.has_commit(sha)
+
+    @_locked
+    def fetch_commits(self, shas: list[str]) -> dict[str, bool]:
+        """Fetch commits the refs did not bring in one ``git fetch`` (a merge request's force-pushed versions);
+        when the server refuses one of them (git then fetches none), each is tried alone."""
+        if len(shas) == 1:
+            return {shas[0]: self.fetch_commit(shas[0])}
+        return self.has_commits(shas) if self._fetched(*shas) else {sha: self.fetch_commit(sha) for sha in shas}
+
+    def _fetched(self, *shas: str) -> bool:
+        """Whether git fetched ``shas`` (a refusal is an answer; a stall is not, and raises :class:`GitStalled`);
+        the readers are restarted to see the new objects."""
+        try:
+            with self._writing():
+                self._fetch(*shas)
+            return True
+        except GitStalled:
+            raise
+        except GitError:
+            return False
+        finally:
+            self.close()
 
     def _fetch(self, *refspecs: str) -> None:
         """``git fetch`` of ``refspecs`` from the URL; a stall (see :func:`_bounded`) is retried ``retries`` times

@@ -37,8 +37,6 @@ the cache so a re-run asks again.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from datetime import datetime
 from typing import Any, Generator, Iterator
 from urllib.parse import quote, urlsplit
@@ -46,7 +44,7 @@ from urllib.parse import quote, urlsplit
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
-from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress, source_text
+from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress, base64_source
 from .http import BadField, Client, MalformedResponse, RemoteError, host_of
 from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
 
@@ -162,10 +160,9 @@ class GitHubMiner(Miner):
                 raise
             with self.client.validating(response):
                 try:
-                    data = base64.b64decode(typed(body, "content", str, "a file") or "")
-                    return source_text(data, f"{path} at {sha}")
-                except (binascii.Error, ValueError):
-                    raise BadField("content is not valid base64") from None
+                    return base64_source(typed(body, "content", str, "a file") or "", f"{path} at {sha}")
+                except ValueError as exc:
+                    raise BadField(str(exc)) from None
         return read
 
     def rounds(self, pull: dict, content: ContentReader) -> Mined:

@@ -1,4 +1,4 @@
-"""One HTTP client for both forges: on-disk cache, polite retries, rate limits, safe credentials.
+"""One HTTP client for every forge: on-disk cache, polite retries, rate limits, safe credentials.
 
 Why one client: Gerrit and GitHub differ only in how a body is framed (Gerrit prefixes JSON with
 ``)]}'``) and how credentials are sent; caching, retries, rate limits and redaction are the same.
@@ -22,7 +22,7 @@ Decisions
   ``revalidate`` (conditional request with ``If-None-Match``; a 304 reuses the stored body) or gives
   ``fresh_after`` (the change was updated after the response was stored). ``cache_mode="offline"``
   never touches the network and fails clearly on a miss.
-- Rate limits: ``X-RateLimit-Remaining``/``Reset`` are tracked per token. A 429, or a 403 with no
+- Rate limits: ``X-RateLimit-Remaining``/``Reset`` (GitLab: ``RateLimit-Remaining``/``Reset``) are tracked per token. A 429, or a 403 with no
   remaining quota, a ``Retry-After`` or a body about a rate limit (GitHub's *secondary* limits come
   with neither header), switches to another token if one is left, else sleeps for ``Retry-After``
   (seconds or an HTTP date), until the reset time, or 60 s (GitHub's advice for secondary limits);
@@ -87,7 +87,7 @@ from ..errors import InputError, OperationError
 from ..io.textio import read_toml
 from ..runtime.progress import Watch
 
-Dialect = Literal["gerrit", "github"]
+Dialect = Literal["gerrit", "github", "gitlab"]
 CacheMode = Literal["use", "offline", "off"]
 
 GERRIT_PREFIX = ")]}'"
@@ -104,7 +104,7 @@ DEFAULT_MAX_PER_HOST = 4
 #: Seconds a cache connection waits for another's lock before ``database is locked``: long enough for the
 #: commits of other processes sharing the file (Dask workers), which may wait for their interpreter.
 CACHE_BUSY_TIMEOUT = 60.0
-AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie")
+AUTH_HEADERS = ("Authorization", "Proxy-Authorization", "X-API-KEY", "Cookie", "PRIVATE-TOKEN")
 #: Gerrit's file-content endpoint (``/changes/{id}/revisions/{rev}/files/{file}/content``): base64 text.
 GERRIT_CONTENT = re.compile(r"/changes/[^/]+/revisions/[^/]+/files/[^/]+/content$")
 
@@ -204,6 +204,9 @@ class Credentials:
     tokens: list[str] = field(default_factory=list, repr=False)
     user: str | None = None
     password: str | None = field(default=None, repr=False)
+    #: the header a token goes in (GitLab's personal, project and group tokens: ``PRIVATE-TOKEN``); None:
+    #: ``Authorization: Bearer`` (GitHub, GitLab OAuth tokens)
+    token_header: str | None = None
 
     def __bool__(self) -> bool:
         return bool(self.tokens or (self.user and self.password))
@@ -218,17 +221,23 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     """Credentials for a forge from the environment, else from the TOML file ``$REVMINE_CREDENTIALS``.
 
     GitHub: ``GITHUB_TOKENS`` (comma-separated, rotated) or ``GITHUB_TOKEN``. Gerrit: ``GERRIT_USER``
-    and ``GERRIT_PASSWORD``. The file holds ``[github] tokens = [...]`` / ``[gerrit] user, password``,
-    optionally per host as ``[github."ghe.example.org"]``; it keeps secrets out of job files and shells.
+    and ``GERRIT_PASSWORD``. GitLab: ``GITLAB_TOKENS`` or ``GITLAB_TOKEN`` (personal, project or group access
+    tokens, sent as ``PRIVATE-TOKEN``), or ``GITLAB_OAUTH_TOKEN`` (an OAuth token, sent as ``Bearer``). The file
+    holds ``[github] tokens = [...]`` / ``[gerrit] user, password`` / ``[gitlab] tokens = [...]`` (with
+    ``oauth = true`` for OAuth tokens), optionally per host as ``[github."ghe.example.org"]``; it keeps secrets
+    out of job files and shells.
     """
     env = os.environ if env is None else env
-    if dialect == "github":
-        name = "GITHUB_TOKENS" if env.get("GITHUB_TOKENS") else "GITHUB_TOKEN"
+    header = "PRIVATE-TOKEN" if dialect == "gitlab" else None
+    if dialect in ("github", "gitlab"):
+        prefix = dialect.upper()
+        name = next((n for n in (f"{prefix}_TOKENS", f"{prefix}_TOKEN", f"{prefix}_OAUTH_TOKEN") if env.get(n)),
+                    f"{prefix}_TOKEN")
         tokens = [t.strip() for t in (env.get(name) or "").replace("\n", ",").split(",") if t.strip()]
         for i, token in enumerate(tokens):
             _check_secret(token, None, name if len(tokens) == 1 else f"{name}, token {i + 1}", _TOKEN)
         if tokens:
-            return Credentials(tokens=tokens)
+            return Credentials(tokens=tokens, token_header=None if name.endswith("_OAUTH_TOKEN") else header)
     elif env.get("GERRIT_USER") and env.get("GERRIT_PASSWORD"):
         _check_secret(env["GERRIT_USER"], None, "GERRIT_USER", _PASSWORD)
         _check_secret(env["GERRIT_PASSWORD"], None, "GERRIT_PASSWORD", _PASSWORD)
@@ -251,7 +260,8 @@ def credentials_from_env(dialect: Dialect, host: str | None = None,
     for key in ("user", "password"):
         if section.get(key) is not None:
             _check_secret(section[key], path, f"{dialect}.{key}", _PASSWORD)
-    return Credentials(tokens=tokens, user=section.get("user"), password=section.get("password"))
+    return Credentials(tokens=tokens, user=section.get("user"), password=section.get("password"),
+                       token_header=None if section.get("oauth") is True else header)
 
 
 def _check_private(path: Path) -> None:
@@ -281,6 +291,12 @@ def _check_secret(value: Any, path: str | Path | None, where: str, rule: tuple[r
         what = ("must be a string" if not isinstance(value, str) else
                 f"holds a character {cannot}: copied with a line end?")
         raise InputError(path or "environment", what, field=where)  # not a setting: a job would claim it
+
+
+def _quota(headers: Any, name: str) -> str | None:
+    """A rate-limit header: GitHub's ``X-RateLimit-<name>``, else GitLab's ``RateLimit-<name>``."""
+    value = headers.get(f"X-RateLimit-{name}")
+    return headers.get(f"RateLimit-{name}") if value is None else value
 
 
 class _CountingAdapter(HTTPAdapter):
@@ -677,14 +693,20 @@ class Client:
     def get_pages(self, url: str, params: dict[str, Any] | None = None, *,
                   revalidate: bool = False, fresh_after: datetime | None = None
                   ) -> Iterator[tuple[list, requests.Response]]:
-        """Yield (JSON list, response) of each page of a paginated GitHub resource, following
-        ``Link: rel="next"`` (the response names and evicts a page a caller finds malformed)."""
+        """Yield (JSON list, response) of each page of a paginated GitHub or GitLab resource, following
+        ``Link: rel="next"`` (keyset and offset paging), else GitLab's ``X-Next-Page`` (offset paging, whose
+        ``Link`` a proxy may drop); the response names and evicts a page a caller finds malformed."""
         next_url: str | None = url
         while next_url:
             page, response = self.get(next_url, params, expect=list, revalidate=revalidate,
                                       fresh_after=fresh_after)
             yield page, response
             next_url = response.links.get("next", {}).get("url")
+            number = response.headers.get("X-Next-Page", "").strip()
+            if next_url is None and number.isdigit():
+                asked = urlsplit(response.url)
+                query = [(k, v) for k, v in parse_qsl(asked.query, keep_blank_values=True) if k != "page"]
+                next_url = urlunsplit(asked._replace(query=urlencode([*query, ("page", number)])))
             params = None  # the next link carries the query
 
     @contextmanager
@@ -724,7 +746,9 @@ class Client:
             self._wait(reset - self.clock(), "<all tokens>")
             self.limiter.renew(self._tokens[first], renewals)
         self._next_token = (i + 1) % len(self._tokens)
-        return {"Authorization": f"Bearer {self.credentials.tokens[i]}"}, None, i
+        token = self.credentials.tokens[i]
+        header = self.credentials.token_header
+        return ({header: token} if header else {"Authorization": f"Bearer {token}"}), None, i
 
     def _wait(self, seconds: float, url: str) -> None:
         seconds = max(seconds, 0.0)
@@ -742,7 +766,7 @@ class Client:
             return
         remaining = reset = metered = None
         if response is not None and not getattr(response, "from_cache", False):
-            left, at = response.headers.get("X-RateLimit-Remaining"), response.headers.get("X-RateLimit-Reset")
+            left, at = _quota(response.headers, "Remaining"), _quota(response.headers, "Reset")
             remaining = int(left) if left is not None and left.isdigit() else None
             reset = float(at) if at is not None and at.isdigit() else None
             metered = remaining is not None or self._rate_limit_delay(response) is not None
@@ -751,12 +775,12 @@ class Client:
     def _rate_limit_delay(self, response: requests.Response) -> float | None:
         """Seconds to wait if ``response`` says we are rate limited, else None (see the module docstring)."""
         headers, status = response.headers, response.status_code
-        exhausted = headers.get("X-RateLimit-Remaining") == "0"
+        exhausted = _quota(headers, "Remaining") == "0"
         if status != 429 and not (status == 403 and (exhausted or "Retry-After" in headers
                                                      or "rate limit" in self._message(response).lower())):
             return None
         delay = self._retry_after(headers.get("Retry-After", ""))
-        reset = headers.get("X-RateLimit-Reset", "")
+        reset = _quota(headers, "Reset") or ""
         if delay is None and exhausted and reset.isdigit():
             delay = float(reset) - self.clock() + 1.0
         return max(DEFAULT_RATE_LIMIT_WAIT if delay is None else delay, MIN_RATE_LIMIT_WAIT)
@@ -777,7 +801,7 @@ class Client:
         text = response.content.decode("utf-8", "replace").removeprefix(GERRIT_PREFIX).strip()
         try:
             body = json.loads(text)
-            message = body.get("message") if isinstance(body, dict) else None
+            message = (body.get("message") or body.get("error")) if isinstance(body, dict) else None  # GitLab: either
         except ValueError:
             html = "html" in response.headers.get("Content-Type", "") or text[:1] == "<"
             message = None if html else text.split("\n", 1)[0]

@@ -84,6 +84,8 @@ from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .gerrit import GerritMiner
 from .git import GitError, GitRefused, GitRepo, GitStalled
 from .github import DEFAULT_API, GitHubMiner
+from .gitlab import DEFAULT_URL as GITLAB_URL
+from .gitlab import GitLabMiner
 from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
                    RemoteError, Stalled, check_url, credentials_from_env, host_of, route)
 from .rounds import ContentReader, parse_time
@@ -108,9 +110,9 @@ R = TypeVar("R")
 class ProjectSpec:
     """One project to mine: what the user asked for (never holds a credential)."""
 
-    source: str  # "gerrit" | "github"
-    project: str  # Gerrit project name, or OWNER/NAME on GitHub
-    url: str | None = None  # Gerrit base URL
+    source: str  # "gerrit" | "github" | "gitlab"
+    project: str  # Gerrit project name, OWNER/NAME on GitHub, GROUP/NAME or a numeric id on GitLab
+    url: str | None = None  # Gerrit or GitLab base URL
     api_url: str = DEFAULT_API  # GitHub API base (Enterprise, tests)
     since: datetime | None = None
     until: datetime | None = None
@@ -451,7 +453,7 @@ class _Shared:
 
 def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter, watch: Watch) -> Client:
     """The project's HTTP client, with the job's credentials for its forge, else the environment's."""
-    dialect: Dialect = "gerrit" if spec.source == "gerrit" else "github"
+    dialect: Dialect = spec.source if spec.source in ("gerrit", "gitlab") else "github"  # type: ignore[assignment]
     credentials = opts.credentials.get(spec.source) or (
         credentials_from_env(dialect, spec.host) if opts.ambient_credentials else Credentials())
     return Client(dialect, credentials, cache_path=opts.cache or out / "http_cache.sqlite",
@@ -466,6 +468,9 @@ def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None)
     if spec.source == "gerrit":
         return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages,
                            robot_comments=bool(state.get("robot_comments", False)), accounts=accounts)
+    if spec.source == "gitlab":
+        return GitLabMiner(client, spec.url or GITLAB_URL, spec.project, spec.since and since, spec.until and until,
+                           languages=languages, accounts=accounts)
     return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
                        languages=languages, accounts=accounts)
 
@@ -624,7 +629,8 @@ def _mine_on_cluster(specs: list[ProjectSpec], out: Path, opts: JobOptions) -> l
     theirs from their environment, as an in-process run does."""
     if opts.credentials:
         raise InputError.setting("engine", "mining on Dask takes credentials from the workers' environment "
-                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, $REVMINE_CREDENTIALS), "
+                                           "(GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, GITLAB_TOKEN(S), "
+                                           "$REVMINE_CREDENTIALS), "
                                            "never through the scheduler")
     from .cluster import semaphore_closer
 
@@ -677,7 +683,7 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
         spec.check_urls()
         if opts.ambient_credentials and not opts.credentials.get(spec.source):
             # a malformed credential stops the job here, in one line, not a project mid-way (nor leaks it)
-            credentials_from_env("gerrit" if spec.source == "gerrit" else "github", spec.host)
+            credentials_from_env(spec.source if spec.source in ("gerrit", "gitlab") else "github", spec.host)
     out = Path(out)
     started = datetime.now(timezone.utc).isoformat()
     projects = _mine_all(specs, out, opts)
@@ -735,17 +741,28 @@ def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
                                      clone_url=clone_url)], out, options)
 
 
+def mine_gitlab(project: str, out: str | Path, since: str | datetime | None = None,
+                url: str = GITLAB_URL, until: str | datetime | None = None, *,
+                clone_url: str | None = None, options: JobOptions | None = None) -> dict:
+    """Mine one GitLab project, ``GROUP/NAME`` or its numeric id (``revmine mine gitlab``); returns the run
+    manifest."""
+    s, u = _since_until(since, until)
+    return run_projects([ProjectSpec("gitlab", str(project), url=url.rstrip("/"), since=s, until=u,
+                                     clone_url=clone_url)], out, options)
+
+
 #: the tables of a credentials file ($REVMINE_CREDENTIALS), which a job file must not hold
-CREDENTIAL_TABLES = ("github", "gerrit")
+CREDENTIAL_TABLES = ("github", "gerrit", "gitlab")
 CREDENTIALS_ADVICE = ("credentials do not belong in a job file (it is shared, copied into run folders and "
-                      "committed); use GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD or $REVMINE_CREDENTIALS, a "
-                      "file of mode 600 with [github] tokens = [...] / [gerrit] user, password")
+                      "committed); use GITHUB_TOKEN(S), GERRIT_USER/GERRIT_PASSWORD, GITLAB_TOKEN(S) or "
+                      "$REVMINE_CREDENTIALS, a file of mode 600 with [github] tokens = [...] / [gerrit] user, "
+                      "password / [gitlab] tokens = [...]")
 
 
 def check_no_credentials(path: Path, doc: dict[str, Any]) -> None:
     """Refuse a job file that holds a secret, wherever: a key such as ``token`` or ``password`` in any table or
-    project, or a credentials file's ``[github]``/``[gerrit]`` table. Checked before anything else of the file,
-    so the user reads why rather than "unknown setting"; the value is never repeated."""
+    project, or a credentials file's ``[github]``/``[gerrit]``/``[gitlab]`` table. Checked before anything else of
+    the file, so the user reads why rather than "unknown setting"; the value is never repeated."""
     tables = [(name, value) for name, value in doc.items() if isinstance(value, dict)]
     tables += [(f"projects[{i}]", entry) for i, entry in enumerate(doc.get("projects") or [])
                if isinstance(entry, dict)]
@@ -789,8 +806,18 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
                 raise InputError(path, "a github project needs repo = \"OWNER/NAME\"", field=f"{where}.repo")
             specs.append(ProjectSpec("github", repo, api_url=str(entry.get("api_url", DEFAULT_API)).rstrip("/"),
                                      since=since, until=until, clone_url=entry.get("clone_url")))
+        elif source == "gitlab":
+            project, url = entry.get("project"), entry.get("url", GITLAB_URL)
+            if isinstance(project, int) and not isinstance(project, bool) and project > 0:
+                project = str(project)
+            if not isinstance(project, str) or not project.strip("/") or not isinstance(url, str):
+                raise InputError(path, "a gitlab project needs project = \"GROUP/NAME\" (or its numeric id) and "
+                                 "an instance url (default https://gitlab.com)", field=f"{where}.project")
+            specs.append(ProjectSpec("gitlab", project.strip("/"), url=url.rstrip("/"), since=since, until=until,
+                                     clone_url=entry.get("clone_url")))
         else:
-            raise InputError(path, f"source must be 'gerrit' or 'github', not {source!r}", field=f"{where}.source")
+            raise InputError(path, f"source must be 'gerrit', 'github' or 'gitlab', not {source!r}",
+                             field=f"{where}.source")
         specs[-1].check_urls(path, f"{where}.")
     return specs, job
 

@@ -1,4 +1,4 @@
-"""What both miners share once the forge-specific part is done: turning a round into rows.
+"""What the miners share once the forge-specific part is done: turning a round into rows.
 
 A *round* is (revision submitted, revision after, the reviewer comments on the submitted revision).
 Each forge miner decides which rounds exist and converts its comments to :data:`COMMENT_TYPE` dicts;
@@ -119,9 +119,11 @@ class ContentReader:
         self._present: dict[str, bool] = {}
 
     def _settle(self, found: dict[str, bool]) -> None:
-        """Record commits just looked up; one that git lacks is fetched by sha once (when allowed)."""
+        """Record commits just looked up; those git lacks are fetched by sha once, together (when allowed)."""
+        missing = [sha for sha, ok in found.items() if not ok]
+        fetched = self.repo.fetch_commits(missing) if self.fetch and missing else {}
         for sha, ok in found.items():
-            self._present[sha] = ok or (self.fetch and self.repo.fetch_commit(sha))
+            self._present[sha] = ok or fetched.get(sha, False)
 
     def check(self, shas: Iterable[str]) -> None:
         """Look up (in one round trip) whichever of ``shas`` is not known yet."""
