@@ -44,9 +44,10 @@ from urllib.parse import quote, urlsplit
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
-from .base import Drop, Dropped, DropReason, Fallback, Mined, Miner, Progress, base64_source
-from .http import BadField, Client, MalformedResponse, RemoteError, host_of
-from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
+from .base import Drop, DropReason, Fallback, Mined, Miner, Progress
+from .http import Client, MalformedResponse, host_of
+from .rounds import (ContentReader, Round, base64_contents, last_revision, parse_time, reads, round_rows, typed,
+                     typed_time)
 
 REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
@@ -150,19 +151,8 @@ class GitHubMiner(Miner):
     def fallback(self, pull: dict) -> Fallback:
         """REST contents endpoint for a commit git cannot reach (a 404 drops the round)."""
         def read(sha: str, path: str) -> str | None:
-            url = f"{self.api}/repos/{self.project}/contents/{quote(path)}"
-            try:
-                body, response = self.client.get(url, {"ref": sha}, expect=dict)
-            except RemoteError as exc:
-                if exc.status in (404, 504):  # 504: not in the cache when offline
-                    raise Dropped(DropReason.UNREACHABLE, f"commit {sha} is gone from git and from the contents "
-                                  f"API ({exc.status})") from None
-                raise
-            with self.client.validating(response):
-                try:
-                    return base64_source(typed(body, "content", str, "a file") or "", f"{path} at {sha}")
-                except ValueError as exc:
-                    raise BadField(str(exc)) from None
+            return base64_contents(self.client, f"{self.api}/repos/{self.project}/contents/{quote(path)}", sha, path,
+                                   "contents API")
         return read
 
     def rounds(self, pull: dict, content: ContentReader) -> Mined:

@@ -58,9 +58,10 @@ from urllib.parse import quote
 
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, gitlab_author
-from .base import Dropped, DropReason, Fallback, Mined, Miner, Progress, base64_source, no_round
-from .http import BadField, Client, MalformedResponse, RemoteError, host_of
-from .rounds import ContentReader, Round, last_revision, parse_time, reads, round_rows, typed, typed_time
+from .base import DropReason, Fallback, Mined, Miner, Progress, no_round
+from .http import Client, MalformedResponse, host_of
+from .rounds import (ContentReader, Round, base64_contents, last_revision, parse_time, reads, round_rows, typed,
+                     typed_time)
 
 REFSPECS = ["+refs/merge-requests/*/head:refs/merge-requests/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_URL = "https://gitlab.com"
@@ -167,21 +168,8 @@ class GitLabMiner(Miner):
     def fallback(self, mr: dict) -> Fallback:
         """The repository files API for a commit git cannot reach (see the module docstring)."""
         def read(sha: str, path: str) -> str | None:
-            url = f"{self.api}/repository/files/{quote(path, safe='')}"
-            try:
-                body, response = self.client.get(url, {"ref": sha}, expect=dict)
-            except RemoteError as exc:
-                if exc.status == 404 and "File Not Found" in exc.detail:
-                    return None
-                if exc.status in (404, 504):  # 504: not in the cache when offline
-                    raise Dropped(DropReason.UNREACHABLE, f"commit {sha} is gone from git and from the "
-                                  f"repository files API ({exc.status})") from None
-                raise
-            with self.client.validating(response):
-                try:
-                    return base64_source(typed(body, "content", str, "a file") or "", f"{path} at {sha}")
-                except ValueError as exc:
-                    raise BadField(str(exc)) from None
+            return base64_contents(self.client, f"{self.api}/repository/files/{quote(path, safe='')}", sha, path,
+                                   "repository files API", absent="File Not Found")
         return read
 
     def rounds(self, mr: dict, content: ContentReader) -> Mined:

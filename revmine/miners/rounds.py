@@ -17,9 +17,9 @@ from typing import Any, Iterable
 
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES, language_of
-from .base import Drop, Dropped, DropReason, Fallback, Mined, no_round
+from .base import Drop, Dropped, DropReason, Fallback, Mined, base64_source, no_round
 from .git import GitRepo
-from .http import BadField
+from .http import BadField, Client, RemoteError
 
 
 def reads(path: str | None, languages: tuple[str, ...] = DEFAULT_LANGUAGES) -> bool:
@@ -209,3 +209,24 @@ def round_rows(rnd: Round, comments_by_path: dict[str, list[dict]], content: Con
         except Dropped as exc:
             mined.drops.append(Drop(exc.reason, str(exc), rnd.change, path, rnd.round_id))
     return mined
+
+
+def base64_contents(client: Client, url: str, sha: str, path: str, endpoint: str, absent: str | None = None
+                    ) -> str | None:
+    """A file's text at ``sha`` from a forge's JSON contents endpoint (base64 ``content``: GitHub's contents API,
+    GitLab's repository files API), the fallback for a commit git cannot reach. A 404 whose detail holds
+    ``absent`` is no such file (None); another 404, or a 504 (not in the cache when offline), drops the round."""
+    try:
+        body, response = client.get(url, {"ref": sha}, expect=dict)
+    except RemoteError as exc:
+        if exc.status == 404 and absent is not None and absent in exc.detail:
+            return None
+        if exc.status in (404, 504):
+            raise Dropped(DropReason.UNREACHABLE, f"commit {sha} is gone from git and from the {endpoint} "
+                          f"({exc.status})") from None
+        raise
+    with client.validating(response):
+        try:
+            return base64_source(typed(body, "content", str, "a file") or "", f"{path} at {sha}")
+        except ValueError as exc:
+            raise BadField(str(exc)) from None
