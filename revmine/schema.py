@@ -7,6 +7,8 @@ instead of failing deep inside. Column order is part of the schema.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pyarrow as pa
 
 SCHEMA_KEY = b"revmine.schema"
@@ -232,11 +234,13 @@ FILTERED_NAME, FILTERED_VERSION = "filtered", 4  # 3: language; 4: comment_autho
 #: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
 FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
 
-FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 4  # 3: language; 4: comment_author_kind, _evidence
+#: 3: language; 4: comment_author_kind, _evidence; 5: ``filter`` named ``reason``, as every stage's dropped rows
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 5
 
-#: A candidate removed by a dataset filter or by the split, with the filter's name and why.
+#: A candidate removed by a dataset filter or by the split: ``reason`` is the filter's name (the column every
+#: stage's dropped.parquet names its reason in), ``detail`` says why.
 FILTER_DROPPED_SCHEMA = _versioned(FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION, [
-    pa.field("filter", pa.string(), nullable=False),
+    pa.field("reason", pa.string(), nullable=False),
     pa.field("detail", pa.string()),  # e.g. the ids introduced, the length, the id of the duplicate kept
     pa.field("id", pa.string(), nullable=False),
     pa.field("cluster_id", pa.string()),  # known for the near-duplicate filters only
@@ -350,15 +354,25 @@ AGREEMENT_SCHEMA = _versioned(
 #: the template check aside). A reader adds them with these values (:func:`revmine.io.store.upgraded`), so no
 #: stage needs to know. ``rounds/2`` lacks two fields inside its comments' structs, not columns: a dotted name
 #: (``comments.author_kind``) is a field of a list of structs, added as null.
+@dataclass(frozen=True)
+class Renamed:
+    """In :data:`UPGRADES`: the column was there under this name (a reader reads it and gives it the new one)."""
+
+    old: str
+
+
 _NO_AUTHOR_KIND: dict[str, str | None] = {"comment_author_kind": None, "comment_author_evidence": None}
 _ROW_SCHEMAS = ((CANDIDATES_NAME, CANDIDATES_VERSION), (DROPPED_NAME, DROPPED_VERSION),
-                (FILTERED_NAME, FILTERED_VERSION), (FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION),
-                (DATASET_NAME, DATASET_VERSION))
-UPGRADES: dict[str, dict[str, str | None]] = {
+                (FILTERED_NAME, FILTERED_VERSION), (DATASET_NAME, DATASET_VERSION))
+_FILTER_REASON = {"reason": Renamed("filter")}
+UPGRADES: dict[str, dict[str, str | Renamed | None]] = {
     f"{ROUNDS_NAME}/1": {"language": "java", "content_base": None},
     f"{ROUNDS_NAME}/2": {"comments.author_kind": None, "comments.author_evidence": None},
     **{f"{name}/{version - 2}": {"language": "java", **_NO_AUTHOR_KIND} for name, version in _ROW_SCHEMAS},
     **{f"{name}/{version - 1}": dict(_NO_AUTHOR_KIND) for name, version in _ROW_SCHEMAS},
+    f"{FILTER_DROPPED_NAME}/2": {"language": "java", **_NO_AUTHOR_KIND, **_FILTER_REASON},
+    f"{FILTER_DROPPED_NAME}/3": {**_NO_AUTHOR_KIND, **_FILTER_REASON},
+    f"{FILTER_DROPPED_NAME}/4": dict(_FILTER_REASON),
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
     f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None},  # every row was mined
 }

@@ -183,11 +183,11 @@ def test_the_filter_drops_bots_and_ai_reviewers_and_no_human(github_run):
                if r["kind"] == "triplet"}
     machine = [cid for cid, login in posted.items() if ACCOUNTS[login][1] != "human"]
     human = [cid for cid, login in posted.items() if ACCOUNTS[login][1] == "human"]
-    caught = [cid for cid in machine if dropped.get(cid, {}).get("filter") == ACCOUNTS[posted[cid]][1]]
+    caught = [cid for cid in machine if dropped.get(cid, {}).get("reason") == ACCOUNTS[posted[cid]][1]]
     assert len(caught) / len(machine) >= 0.99, sorted(set(machine) - set(caught))
-    assert not [cid for cid in human if dropped.get(cid, {}).get("filter") in ("bot", "ai_reviewer")]
+    assert not [cid for cid in human if dropped.get(cid, {}).get("reason") in ("bot", "ai_reviewer")]
     template = next(r for cid, r in dropped.items() if posted[cid] == "ci-lint")
-    assert template["filter"] == "bot" and "template:" in template["detail"]
+    assert template["reason"] == "bot" and "template:" in template["detail"]
     # counted per project in the report (its metadata, its Markdown) and the stage's result
     report = pq.read_schema(root / "filtered-drop" / "filter_report.parquet").metadata
     import json
@@ -213,7 +213,7 @@ def test_ai_reviewers_kept_or_separated(github_run):
     root, posted, runs = github_run
     ai = {cid for cid, login in posted.items() if ACCOUNTS[login][1] == "ai_reviewer"}
     kept_dropped = read_table(root / "filtered-keep" / "dropped.parquet").to_pylist()
-    assert not [r for r in kept_dropped if r["filter"] == "ai_reviewer"]
+    assert not [r for r in kept_dropped if r["reason"] == "ai_reviewer"]
     separate = read_table(root / "filtered-separate" / "ai_reviewers" / "candidates.parquet",
                           expect="candidates/4").to_pylist()
     assert {r["comment_id"] for r in separate} == ai
@@ -286,7 +286,7 @@ def test_gerrit_service_user_and_robot_comments_on_the_look_alike(tmp_path):
     assert "rob1" not in {c["id"] for r in plain for c in r["comments"]}  # not asked: not mined
     preprocess(tmp_path / "out" / "rounds.parquet", tmp_path / "pre")
     filter_candidates(tmp_path / "pre" / "candidates.parquet", tmp_path / "filtered")
-    fate = {r["comment_id"]: r["filter"] for r in read_table(tmp_path / "filtered" / "dropped.parquet").to_pylist()
+    fate = {r["comment_id"]: r["reason"] for r in read_table(tmp_path / "filtered" / "dropped.parquet").to_pylist()
             if r["kind"] == "triplet"}
     assert fate["svc1"] == "bot" and fate["rob1"] == "bot"
     assert fate.get("c1a") not in ("bot", "ai_reviewer")

@@ -201,7 +201,7 @@ def test_filter_and_split_commands_write_the_same_bytes_on_dask(tmp_path: Path, 
                      "--out", str(tmp_path / name / "splits"), *engine]) == 0
     assert _digests(tmp_path / "local") == _digests(tmp_path / "dask")
     assert len(_digests(tmp_path / "dask")) == 4 + 5
-    dropped = pq.read_table(tmp_path / "dask" / "filtered" / "dropped.parquet", columns=["filter"]).column(0)
+    dropped = pq.read_table(tmp_path / "dask" / "filtered" / "dropped.parquet", columns=["reason"]).column(0)
     assert {"noise", "near_duplicate"} <= set(dropped.to_pylist())  # both engine steps had work
 
 

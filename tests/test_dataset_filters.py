@@ -63,14 +63,14 @@ def run(tmp_path: Path, rows: list[dict[str, Any]], **options: Any) -> tuple[dic
 
 def dropped_by(dropped: pa.Table) -> dict[str, str]:
     """comment_id or change -> filter name."""
-    return {(r["comment_id"] or r["change"]): r["filter"] for r in dropped.to_pylist()}
+    return {(r["comment_id"] or r["change"]): r["reason"] for r in dropped.to_pylist()}
 
 
 def test_clean_rows_pass_and_files_are_tagged(tmp_path):
     rows = [candidate(), candidate(kind="pair")]
     summary, kept, dropped = run(tmp_path, rows)
     assert (summary["kept"], summary["dropped"]) == (2, 0)
-    assert schema_id(kept.schema) == "filtered/4" and schema_id(dropped.schema) == "filter_dropped/4"
+    assert schema_id(kept.schema) == "filtered/4" and schema_id(dropped.schema) == "filter_dropped/5"
     assert kept.column("cluster_id").to_pylist() == kept.column("id").to_pylist()
 
 
@@ -84,7 +84,7 @@ def test_clean_rows_pass_and_files_are_tagged(tmp_path):
 ])
 def test_each_filter_trips(tmp_path, overrides, expected):
     summary, kept, dropped = run(tmp_path, [candidate(**overrides), candidate()])
-    assert dropped.column("filter").to_pylist() == [expected]
+    assert dropped.column("reason").to_pylist() == [expected]
     assert kept.num_rows == 1
     assert dropped.column("detail")[0].as_py()
 
@@ -93,7 +93,7 @@ def test_unchanged_compares_tokens_not_whitespace(tmp_path):
     row = candidate()
     row["m_r_abstract"] = "  " + row["m_s_abstract"].replace(" ", "\n")
     summary, kept, dropped = run(tmp_path, [row, candidate()])
-    assert dropped.column("filter").to_pylist() == ["unchanged"]
+    assert dropped.column("reason").to_pylist() == ["unchanged"]
 
 
 def test_new_idioms_are_allowed_but_new_ids_are_not(tmp_path):
@@ -161,7 +161,7 @@ def test_near_duplicates_cluster_across_kinds_and_keep_one_per_kind(tmp_path):
     pair = candidate(kind="pair", m_s_abstract=base["m_s_abstract"], m_r_abstract=base["m_r_abstract"],
                      round_id=base["round_id"], change=base["change"])
     summary, kept, dropped = run(tmp_path, [base, twin, pair, candidate()])
-    assert dropped.column("filter").to_pylist() == ["near_duplicate"]
+    assert dropped.column("reason").to_pylist() == ["near_duplicate"]
     clusters = dict(zip(kept.column("change").to_pylist(), kept.column("cluster_id").to_pylist()))
     assert clusters[base["change"]] == dropped.column("cluster_id")[0].as_py()
     assert kept.filter(pa.compute.equal(kept.column("kind"), "pair")).column("cluster_id")[0].as_py() == \
@@ -186,7 +186,7 @@ def test_triplets_are_near_duplicates_only_when_their_comments_are_too(tmp_path)
                                   r["start_line_before"]) for r in rows}
     triplet_loser = max((base, near_code_same_comment), key=lambda r: ids[r["change"]])
     pair_loser = max(pairs, key=lambda r: ids[r["change"]])
-    assert sorted(zip(dropped.column("change").to_pylist(), dropped.column("filter").to_pylist())) == sorted(
+    assert sorted(zip(dropped.column("change").to_pylist(), dropped.column("reason").to_pylist())) == sorted(
         [(triplet_loser["change"], "near_duplicate"), (pair_loser["change"], "near_duplicate")])
     assert kept.num_rows == 4
     # all of them are one cluster: the split keeps them together
@@ -206,7 +206,7 @@ def test_published_triplets_with_other_comments_are_all_kept(tmp_path, tufano_di
     and carry different comments: those must all stay. The few the filter merges carry the same comment."""
     rows = _published_triplets(tufano_dir)
     summary, kept, dropped = run(tmp_path, rows, max_tokens=10_000, skip=frozenset({"new_identifiers"}))
-    assert set(dropped.column("filter").to_pylist()) <= {"near_duplicate"}
+    assert set(dropped.column("reason").to_pylist()) <= {"near_duplicate"}
     by_cluster: dict[str, set[str]] = {}
     for cluster, comment in zip(kept.column("cluster_id").to_pylist(), kept.column("comment_abstract").to_pylist()):
         by_cluster.setdefault(cluster, set()).add(comment)
@@ -302,7 +302,7 @@ def test_batches_and_buckets_do_not_change_what_filter_and_split_write(tmp_path,
         split_dataset(summary["kept_path"], tmp_path / label / "splits")
         outputs[label] = {path.relative_to(tmp_path / label).as_posix(): pq.read_table(path)
                           for path in sorted((tmp_path / label).rglob("*.parquet"))}
-    assert len(outputs["whole"]["filtered/dropped.parquet"].column("filter").unique()) >= 2
+    assert len(outputs["whole"]["filtered/dropped.parquet"].column("reason").unique()) >= 2
     assert outputs["whole"]["splits/train.parquet"].num_rows > 0
     assert outputs["whole"].keys() == outputs["tiny"].keys()
     for path, table in outputs["whole"].items():
@@ -328,6 +328,27 @@ def test_an_empty_required_code_column_is_named_and_nothing_is_written(tmp_path)
     with pytest.raises(InputError, match=r":2 \[m_s\]: row 2: empty value in a required column"):
         filter_candidates(bad, tmp_path / "out", FilterOptions(is_noise=never_noise))
     assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_code_cell_of_a_file_is_refused_before_any_filter_runs(tmp_path):
+    """Issue 30: revmine filter ran all 9 filters, then reported the bad cell. The cell is found first, by its
+    row over row groups (the Parquet statistics rule the others out), and no filter is called."""
+    import pyarrow.parquet as pq
+
+    rows = table_of([candidate() for _ in range(9)])
+    m_r = [f"void m{i}() {{}}" for i in range(9)]
+    m_r[6] = None
+    rows = rows.set_column(rows.schema.get_field_index("m_r"), pa.field("m_r", pa.string()), pa.array(m_r))
+    path = tmp_path / "candidates.parquet"
+    pq.write_table(rows, path, row_group_size=3)
+    asked = []
+
+    def noise(comments):
+        asked.append(len(comments))
+        return np.zeros(len(comments), dtype=bool)
+    with pytest.raises(InputError, match=r":7 \[m_r\]: row 7: empty value in a required column"):
+        filter_candidates(path, tmp_path / "out", FilterOptions(is_noise=noise))
+    assert asked == [] and not (tmp_path / "out").exists()
 
 
 def test_a_noise_model_that_reads_code_is_given_each_triplets_m_s(tmp_path):

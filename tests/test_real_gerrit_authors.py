@@ -83,7 +83,7 @@ def test_service_user_and_robot_comments_are_a_bots_and_dropped(posted, tmp_path
     triplets = {r["comment_id"]: r["comment"] for r in read_table(tmp_path / "pre" / "candidates.parquet").to_pylist()
                 if r["kind"] == "triplet"}
     assert set(triplets.values()) == set(who)  # every comment is on add()'s lines
-    fate = {r["comment"]: r["filter"] for r in read_table(tmp_path / "filtered" / "dropped.parquet").to_pylist()
+    fate = {r["comment"]: r["reason"] for r in read_table(tmp_path / "filtered" / "dropped.parquet").to_pylist()
             if r["kind"] == "triplet"}
     for message, poster in who.items():
         if poster == "human":

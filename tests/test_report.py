@@ -164,7 +164,7 @@ def test_the_funnel_adds_up_and_agrees_with_the_filter_report(example_run: Path)
     owner_dropped_by_preprocess = [r for r in pq.read_table(example_run / "preprocessed" / "dropped.parquet").to_pylist()
                                    if r["kind"] == "comment" and r["comment_is_owner"]]
     filter_dropped = [r for r in pq.read_table(example_run / "filtered" / "dropped.parquet").to_pylist()
-                      if r["kind"] == "triplet" and r["filter"] == "author_comment"]
+                      if r["kind"] == "triplet" and r["reason"] == "author_comment"]
     assert steps["filter: author_comment"]["counts"]["all"] == len(owner_dropped_by_preprocess) + len(filter_dropped)
 
 
@@ -245,6 +245,28 @@ def test_plots_have_a_y_axis_and_clusters_count_methods(example_run: Path, brows
     clusters = report_run.run_report_data(example_run)["clusters"]
     assert clusters["multi"] == sum(len(m) > 1 for m in methods.values())
     assert clusters["count"] == len(methods) > clusters["multi"]
+
+
+def test_dropped_rows_of_every_stage_name_their_reason_in_reason(example_run: Path, tmp_path: Path) -> None:
+    """Issue 30: mining and preprocess named a dropped row's reason in ``reason``, filter and split in ``filter``.
+    Every stage's dropped.parquet has ``reason`` now; a filter or split file written before (``filter_dropped/4``,
+    its column ``filter``) is read with it under the new name, and the report counts it the same."""
+    from revmine.io.store import Parts, read_table
+    from revmine.schema import FILTER_DROPPED_SCHEMA, SCHEMA_KEY
+
+    for stage in ("mined", "preprocessed", "filtered", "splits"):
+        assert "reason" in pq.read_schema(example_run / stage / "dropped.parquet").names, stage
+    copy = tmp_path / "run"
+    shutil.copytree(example_run, copy)
+    now = pq.read_table(example_run / "filtered" / "dropped.parquet")
+    names = ["filter" if n == "reason" else n for n in now.column_names]
+    pq.write_table(now.rename_columns(names).replace_schema_metadata({SCHEMA_KEY: b"filter_dropped/4"}),
+                   copy / "filtered" / "dropped.parquet")
+    old = read_table(copy / "filtered" / "dropped.parquet", expect=FILTER_DROPPED_SCHEMA, columns=["reason", "id"])
+    assert old.column("reason").to_pylist() == now.column("reason").to_pylist() and len(now) > 0
+    batches = Parts(copy / "filtered" / "dropped.parquet").iter_batches(2, ["id", "reason"])
+    assert [r["reason"] for b in batches for r in b.to_pylist()] == now.column("reason").to_pylist()
+    assert report_run.run_report_data(copy)["funnel"] == report_run.run_report_data(example_run)["funnel"]
 
 
 def test_the_report_reads_the_record_the_pipeline_writes() -> None:

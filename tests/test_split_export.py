@@ -148,7 +148,7 @@ def test_project_split_keeps_projects_apart_and_drops_straddling_clusters(tmp_pa
     assert_no_near_duplicate_across_splits(splits)
     assert summary["dropped"]["cross_split_near_duplicate"] > 0  # clusters span projects by construction
     dropped = pq.read_table(summary["dropped_path"])
-    assert set(dropped.column("filter").to_pylist()) == {"cross_split_near_duplicate"}
+    assert set(dropped.column("reason").to_pylist()) == {"cross_split_near_duplicate"}
 
 
 def _rounds_in_order(round_ids: list[str], path: Path) -> dict[str, datetime]:

@@ -449,9 +449,9 @@ def trace(rows: list[PublishedRow], provenance: Provenance, out: Path,
         elif cid not in candidates:
             fate[row.index] = ("preprocess/no candidate", "neither a candidate nor a dropped row")
         elif cid in filter_drops:
-            fate[row.index] = (f"filter/{filter_drops[cid]['filter']}", named(filter_drops[cid]["detail"]))
+            fate[row.index] = (f"filter/{filter_drops[cid]['reason']}", named(filter_drops[cid]["detail"]))
         elif cid in split_drops:
-            fate[row.index] = (f"split/{split_drops[cid]['filter']}", named(split_drops[cid]["detail"]))
+            fate[row.index] = (f"split/{split_drops[cid]['reason']}", named(split_drops[cid]["detail"]))
         elif cid not in exported:
             fate[row.index] = ("split/missing", "kept by the filters, in no split and not dropped")
         else:

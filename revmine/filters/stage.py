@@ -76,8 +76,9 @@ import pyarrow as pa
 from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
-from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PROFILE_KEY, TEMPLATES_KEY, UNKNOWN, UNRECORDED,
-                                build_report, preprocess_comments, preprocess_steps, report_funnel, report_markdown)
+from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PREPROCESS_REASONS_KEY, PROFILE_KEY, TEMPLATES_KEY,
+                                UNKNOWN, UNRECORDED, build_report, preprocess_comments, preprocess_steps, report_funnel,
+                                report_markdown)
 from ..io.rows import (
     DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
@@ -463,6 +464,12 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     # the report counts them under its filters, this stage's result and dropped.parquet do not: say how many
     from_preprocess: dict[str, int] = dict(sorted(Counter(
         step for step, _, _ in preprocess_steps(preprocess)).items())) if preprocess is not None else {}
+    # and the preprocess stage's own reasons under each step: the same drop, named as its dropped.parquet names it
+    reasons: dict[str, dict[str, int]] = defaultdict(dict)
+    if preprocess is not None:
+        for (step, reason), n in sorted(Counter(zip((s for s, _, _ in preprocess_steps(preprocess)),
+                                                    preprocess.column("reason").to_pylist())).items()):
+            reasons[step][reason] = n
     authors = comment_authors(rows, dropped_by)
     # the accounts the template check made bots (not those the forge or the list already named)
     named = {(p, a) for p, a, k in zip(rows.col("project"), rows.col("comment_author"), rows.col("comment_author_kind"))
@@ -470,7 +477,8 @@ def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,
     templates = [{"project": project, "author": author, "evidence": evidence}
                  for (project, author), evidence in sorted(_templates(rows).items()) if (project, author) not in named]
     report_metadata = {PROFILE_KEY: noise_filter_description(options),
-                       **({PREPROCESS_KEY: json.dumps(from_preprocess)} if from_preprocess else {}),
+                       **({PREPROCESS_KEY: json.dumps(from_preprocess),
+                           PREPROCESS_REASONS_KEY: json.dumps(reasons)} if from_preprocess else {}),
                        AUTHORS_KEY: json.dumps(authors), TEMPLATES_KEY: json.dumps(templates)}
     report = report.replace_schema_metadata({**(report.schema.metadata or {}), **report_metadata})
     candidates = len(rows)

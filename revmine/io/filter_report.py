@@ -21,14 +21,16 @@ from ..schema import DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, DropReason
 from .rows import KINDS, PAIR, TRIPLET
 from .store import read_table
 
-__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED", "authors_markdown",
-           "build_report", "preprocess_comments", "preprocess_step", "preprocess_steps", "report_funnel",
+__all__ = ["AUTHORS_KEY", "PREPROCESS_KEY", "PREPROCESS_REASONS_KEY", "PROFILE_KEY", "TEMPLATES_KEY", "UNRECORDED",
+           "authors_markdown", "build_report", "preprocess_comments", "preprocess_step", "preprocess_steps", "report_funnel",
            "report_markdown"]
 
 #: filter_report.parquet's metadata key naming the noise filter that ran (profile and what it did).
 PROFILE_KEY = "revmine.noise_filter"
 #: its metadata key for the comments the preprocess stage dropped, per step they are counted under (JSON)
 PREPROCESS_KEY = "revmine.preprocess_comments"
+#: and for the preprocess stage's own reasons of those comments, per step (JSON: {step: {reason: count}})
+PREPROCESS_REASONS_KEY = "revmine.preprocess_reasons"
 
 #: Preprocess reasons that mean "the comment could not be linked to a method" (the rest: unprocessable).
 _NOT_LINKED_REASONS = frozenset({
@@ -170,10 +172,14 @@ def report_markdown(report: pa.Table, level: int = 1) -> str:
     if noise_filter:
         lines += [f"Noise filter: {noise_filter}.", ""]
     from_preprocess = json.loads((report.schema.metadata or {}).get(PREPROCESS_KEY.encode(), b"{}"))
+    reasons = json.loads((report.schema.metadata or {}).get(PREPROCESS_REASONS_KEY.encode(), b"{}"))
     if from_preprocess:
+        def under(step: str, n: int) -> str:
+            named = ", ".join(f"`{reason}` {k:,}" for reason, k in reasons.get(step, {}).items())
+            return f"{step} ({n:,}" + (f"; preprocess reasons {named}" if named else "") + ")"
         lines += [f"Triplets start from every reviewer comment, as the paper's table does: "
                   f"{sum(from_preprocess.values()):,} comments the preprocess stage dropped (its dropped.parquet) are "
-                  "counted here, under " + ", ".join(f"{step} ({n:,})" for step, n in from_preprocess.items())
+                  "counted here, under " + ", ".join(under(step, n) for step, n in from_preprocess.items())
                   + "; the filter stage's own dropped.parquet and `removed_by_filter` count only the candidates it "
                   "removed.", ""]
     authors = json.loads((report.schema.metadata or {}).get(AUTHORS_KEY.encode(), b"[]"))

@@ -126,6 +126,7 @@ class CandidateFile:
 
     def working(self) -> pa.Table:
         """Every row without the passenger columns, checked (see the class); ids unique."""
+        self._check_passengers()
         light = [n for n in CANDIDATES_SCHEMA.names if n not in PASSENGER_COLUMNS]
         seen: dict[str, int] = {}
         parts = []
@@ -138,6 +139,22 @@ class CandidateFile:
                 seen[value] = row
             parts.append(table.drop_columns(["m_s_marked"]))
         return pa.concat_tables(parts).combine_chunks() if parts else self._schema(light).empty_table()
+
+    def _check_passengers(self) -> None:
+        """No empty value in a required passenger column (the code), found before any work: the working pass does
+        not read them, and a bad cell once surfaced only when the rows were written, after every filter had run.
+        A file's row groups are read only where their statistics do not rule a null out (:meth:`Parts.first_null`)."""
+        for f in CANDIDATES_SCHEMA:
+            if f.name not in PASSENGER_COLUMNS or f.nullable or f.name not in self.schema.names:
+                continue
+            if self._parts is not None:
+                first = self._parts.first_null(f.name)
+            else:
+                column = self._table.column(f.name)
+                first = pc.index(pc.is_null(column), True).as_py() if column.null_count else None
+            if first is not None:
+                raise InputError(self.path, f"row {first + 1}: empty value in a required column", line=first + 1,
+                                 field=f.name)
 
     def _check_required(self, start: int, table: pa.Table) -> None:
         """No empty value in a required column of the batch (rows numbered from 1 in the file); a passenger
@@ -268,7 +285,7 @@ def dropped_rows(table: pa.Table, rows: list[int], name: str | Sequence[str], de
     part = table.drop_columns([n for n in ("cluster_id", "split") if n in table.column_names]).take(
         pa.array(rows, pa.int64()))
     names = [name] * len(rows) if isinstance(name, str) else name
-    part = part.append_column("filter", pa.array(names, pa.string()))
+    part = part.append_column("reason", pa.array(names, pa.string()))
     part = part.append_column("detail", pa.array(details, pa.string()))
     part = part.append_column("cluster_id", pa.array(clusters or [None] * len(rows), pa.string()))
     return part.select(FILTER_DROPPED_SCHEMA.names).cast(FILTER_DROPPED_SCHEMA)

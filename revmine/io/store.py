@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Iterator, Sequence, TextIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError, output_error
-from ..schema import UPGRADES, schema_id
+from ..schema import UPGRADES, Renamed, schema_id
 
 
 @contextlib.contextmanager
@@ -217,8 +218,7 @@ def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns:
         schema = pq.read_schema(path) if path.is_file() else None
         if schema is not None:  # before reading: a file of another stage or a missing column is named
             _check(path, schema, expect, columns)
-            added = UPGRADES.get(schema_id(schema) or "", {})
-            table = pq.read_table(path, columns=columns and [c for c in columns if c not in added])
+            table = pq.read_table(path, columns=columns_to_read(schema, columns))
             return upgraded(table, schema, columns)
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -227,13 +227,29 @@ def read_table(path: str | Path, expect: str | pa.Schema | None = None, columns:
     return table
 
 
+def columns_to_read(found: pa.Schema, columns: Sequence[str] | None) -> list[str] | None:
+    """The columns to ask a file of schema ``found`` for, to give :func:`upgraded` ``columns``: those its version
+    lacks are left out (added with their value then), those it names otherwise are asked by that name."""
+    added = UPGRADES.get(schema_id(found) or "", {})
+    if columns is None:
+        return None
+    return list(dict.fromkeys(added[c].old if isinstance(added.get(c), Renamed) else c for c in columns
+                              if c not in added or isinstance(added[c], Renamed)))
+
+
 def upgraded(data: pa.Table | pa.RecordBatch, found: pa.Schema, columns: Sequence[str] | None = None
              ) -> pa.Table | pa.RecordBatch:
     """``data`` read from a file of schema ``found``, with the columns its version lacks (schema.UPGRADES)
-    added with the value they had then, where the current schema has them (or in ``columns``' order)."""
+    added with the value they had then, and those it named otherwise (``Renamed``) under their name now,
+    where the current schema has them (or in ``columns``' order)."""
     added = UPGRADES.get(schema_id(found) or "")
     if not added:
         return data
+    renamed = {new: value.old for new, value in added.items() if isinstance(value, Renamed)}
+    if renamed:
+        names = [next((new for new, old in renamed.items() if old == n), n) for n in data.schema.names]
+        data = data.rename_columns(names)
+        added = {k: v for k, v in added.items() if k not in renamed}
     current = _current_schema(found)
     names = list(columns) if columns else [n for n in current.names if n in added or n in data.schema.names]
     nested = {name.split(".", 1)[0] for name in added if "." in name}  # a list of structs that gained fields
@@ -284,10 +300,10 @@ def check_columns(path: str | Path | None, found: pa.Schema, expected: pa.Schema
     """
     added = UPGRADES.get(schema_id(found) or "", {})
     for name in columns or expected.names:
-        if name in added:
+        if name in added and not isinstance(added[name], Renamed):
             continue  # an earlier version's file: the reader adds the column
         wanted = expected.field(name)
-        index = found.get_field_index(name)
+        index = found.get_field_index(added[name].old if name in added else name)  # Renamed: its name then
         if index < 0:
             raise InputError(path, f"missing column (expected {wanted.type})", field=name)
         missing_ok = {n.split(".", 1)[1] for n in added if n.startswith(f"{name}.")}
@@ -363,10 +379,27 @@ class Parts:
         self.tags = {schema_id(handle.schema_arrow) for handle in self._handles}
         self.num_rows = sum(h.metadata.num_rows for h in self._handles)
 
+    def first_null(self, column: str) -> int | None:
+        """The row (from 0, over all parts) of the first empty value of top-level ``column``, or None. Row groups
+        whose statistics count no null are not read, so a check of a column of code before the work costs the
+        file's footer, not a pass over the code. A part of an earlier version without the column has none."""
+        offset = 0
+        for handle in self._handles:
+            meta = handle.metadata
+            for group in range(meta.num_row_groups):
+                rows = meta.row_group(group)
+                chunk = next((rows.column(i) for i in range(rows.num_columns)
+                              if rows.column(i).path_in_schema == column), None)
+                stats = chunk.statistics if chunk is not None else None
+                if chunk is not None and not (stats is not None and stats.has_null_count and stats.null_count == 0):
+                    values = handle.read_row_group(group, columns=[column]).column(0)
+                    if values.null_count:
+                        return offset + pc.index(pc.is_null(values), True).as_py()
+                offset += rows.num_rows
+        return None
+
     def iter_batches(self, batch_size: int, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
         for handle in self._handles:
             found = handle.schema_arrow
-            added = UPGRADES.get(schema_id(found) or "", {})
-            read = columns and [c for c in columns if c not in added]
-            for batch in handle.iter_batches(batch_size=batch_size, columns=read):
+            for batch in handle.iter_batches(batch_size=batch_size, columns=columns_to_read(found, columns)):
                 yield upgraded(batch, found, columns)

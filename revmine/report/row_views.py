@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 
 from ..errors import InputError
 from ..io.rows import HF_SPLITS, SPLITS
-from ..io.store import ROW_GROUP_ROWS, Parts, upgraded
-from ..schema import DATASET_SCHEMA, HUNK_DATASET_SCHEMA, UPGRADES, schema_id
+from ..io.store import ROW_GROUP_ROWS, Parts, columns_to_read, upgraded
+from ..schema import DATASET_SCHEMA, HUNK_DATASET_SCHEMA
 
 #: rows read at a time while a view is searched: a row group of the split's files (65,536 took 1.6 times as long
 #: and 1.5 times the memory to search 200,000 rows)
@@ -220,22 +220,19 @@ class RunRows:
     def _batches(self, path: Path, columns: list[str]):  # type: ignore[no-untyped-def]
         handle = self._handle(path)
         found = handle.schema_arrow
-        added = UPGRADES.get(schema_id(found) or "", {})
-        for batch in handle.iter_batches(batch_size=SCAN_ROWS, columns=[c for c in columns if c not in added]):
+        for batch in handle.iter_batches(batch_size=SCAN_ROWS, columns=columns_to_read(found, columns)):
             yield upgraded(batch, found, columns)
 
     def _take(self, path: Path, positions: np.ndarray, columns: list[str] | None) -> list[dict[str, Any]]:
         """The rows at ``positions`` (sorted), reading only the row groups that hold them."""
         handle = self._handle(path)
         found = handle.schema_arrow
-        added = UPGRADES.get(schema_id(found) or "", {})
         sizes = [handle.metadata.row_group(i).num_rows for i in range(handle.num_row_groups)]
         starts = np.concatenate([[0], np.cumsum(sizes)])
         groups = np.searchsorted(starts, positions, side="right") - 1
         rows: list[dict[str, Any]] = []
         for group in np.unique(groups):
-            read = None if columns is None else [c for c in columns if c not in added]
-            table = upgraded(handle.read_row_group(int(group), columns=read), found, columns)
+            table = upgraded(handle.read_row_group(int(group), columns=columns_to_read(found, columns)), found, columns)
             rows += table.take(pa.array(positions[groups == group] - starts[group])).to_pylist()
         return rows
 

@@ -44,13 +44,13 @@ _BATCH = 1 << 16
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
 #: provenance columns every example of a drop reason shows
 _WHERE = ["source", "project", "change"]
-#: each stage's dropped rows: (stage, file, the column naming the reason, the columns its examples show)
-_DROPPED = [("mining", Path("mined", "dropped.parquet"), "reason", ["path"]),
-            ("preprocess", Path("preprocessed", "dropped.parquet"), "reason",
+#: each stage's dropped rows: (stage, file, the columns its examples show); each names its reason in ``reason``
+_DROPPED = [("mining", Path("mined", "dropped.parquet"), ["path"]),
+            ("preprocess", Path("preprocessed", "dropped.parquet"),
              ["kind", "round", "path", "detail", "language", "comment_is_owner"]),
-            ("filter", Path("filtered", "dropped.parquet"), "filter",
+            ("filter", Path("filtered", "dropped.parquet"),
              ["kind", "round", "path", "method_name", "detail", "comment", "language"]),
-            ("split", Path("splits", "dropped.parquet"), "filter",
+            ("split", Path("splits", "dropped.parquet"),
              ["kind", "round", "path", "method_name", "detail", "comment", "language"])]
 
 
@@ -74,7 +74,7 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     # each file read once, with every column the report needs of it
     rounds = _read(out / "mined" / "rounds.parquet", ["round_id", "source", "host", "project", "comments", "language"])
-    dropped = {stage: _read(out / path, [column, *_WHERE, *extra]) for stage, path, column, extra in _DROPPED}
+    dropped = {stage: _read(out / path, ["reason", *_WHERE, *extra]) for stage, path, extra in _DROPPED}
     hosts = read_hosts(rounds)
     splits = _splits(out)
     seed = int(state.get("split", {}).get("result", {}).get("seed", 0))
@@ -223,16 +223,20 @@ def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[st
         comments = Counter({(r["language"], r["source"], r["project"]): r["n_sum"] for r in grouped})
         steps.append(_step("reviewer comments", comments, (), "preprocess.comments"))
     candidates = _counts(_read(out / "preprocessed" / "candidates.parquet", ["kind", *_WHERE, "language"]), ["kind"])
-    removed = _counts(dropped["filter"], ["kind", "filter"])
+    removed = _counts(dropped["filter"], ["kind", "reason"])
     comment_drops = pre.get("comment")
     if comment_drops is not None:  # counted under the filter step the filter report counts them under
         comment_drops = comment_drops.append_column("step", pa.array(
             [preprocess_step(reason, owner) for reason, owner in zip(
                 comment_drops["reason"].to_pylist(), comment_drops["comment_is_owner"].to_pylist())], pa.string()))
     from_preprocess = _counts(comment_drops, ["step"])
+    named: dict[str, Counter] = {}  # per step, the preprocess stage's reasons counted under it (its vocabulary)
+    if comment_drops is not None:
+        for step, reason in zip(comment_drops["step"].to_pylist(), comment_drops["reason"].to_pylist()):
+            named.setdefault(step, Counter())[reason] += 1
     methods = _counts(pre.get("method"), ["reason"])
     kept = _counts(_read(out / "filtered" / "kept.parquet", ["kind", *_WHERE, "language"]), ["kind"])
-    split_removed = _counts(dropped["split"], ["kind", "filter"])
+    split_removed = _counts(dropped["split"], ["kind", "reason"])
     in_splits = _counts(splits, ["split", "kind"])
     report = _read(out / "filtered" / "filter_report.parquet", ["kind", "step", "filter", "ran"])
     for kind in KINDS:
@@ -247,8 +251,10 @@ def _funnel(out: Path, manifest: dict, rounds: pa.Table | None, dropped: dict[st
         skipped = _skipped(report, kind)
         for name in _filter_order(report, kind, removed):
             counts = _under(removed, (kind, name)) + (_under(from_preprocess, (name,)) if kind == TRIPLET else Counter())
-            steps.append(_step(f"filter: {name}", counts, (), f"filter.report.{kind}.{name}", kind, removed=True,
-                               skipped=name in skipped))
+            note = ", ".join(f"{reason} {n:,}" for reason, n in sorted(named.get(name, {}).items()))
+            steps.append({**_step(f"filter: {name}", counts, (), f"filter.report.{kind}.{name}", kind, removed=True,
+                                  skipped=name in skipped),
+                          "note": f"with the preprocess stage's {note}" if note and kind == TRIPLET else None})
         steps.append(_step(f"{kind}s kept", kept, (kind,), f"filter.report.{kind}.kept", kind))
         for name in sorted({key[1] for key in split_removed if key[0] == kind}):
             steps.append(_step(f"split: {name}", split_removed, (kind, name), None, kind, removed=True))
@@ -354,14 +360,14 @@ def _levels(splits: pa.Table | None, hunks: dict[str, Any]) -> dict[str, str]:
 def _reasons(dropped: dict[str, pa.Table | None], hosts: Hosts) -> list[dict[str, Any]]:
     """Each drop reason of each stage, with its count and the first few rows as examples."""
     reasons = []
-    for stage, _, column, _ in _DROPPED:
+    for stage, _, _ in _DROPPED:
         table = dropped[stage]
         if table is None or table.num_rows == 0:
             continue
         if stage == "mining":  # the same reason names a different commit on every row
-            table = table.set_column(0, column, pc.replace_substring_regex(table[column], _SHA.pattern, "<sha>"))
-        for entry in pc.value_counts(table[column]).to_pylist():
-            rows = table.filter(pc.equal(table[column], entry["values"])).slice(0, EXAMPLES_PER_REASON).to_pylist()
+            table = table.set_column(0, "reason", pc.replace_substring_regex(table["reason"], _SHA.pattern, "<sha>"))
+        for entry in pc.value_counts(table["reason"]).to_pylist():
+            rows = table.filter(pc.equal(table["reason"], entry["values"])).slice(0, EXAMPLES_PER_REASON).to_pylist()
             for row in rows:
                 row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
             reasons.append({"stage": stage, "reason": entry["values"], "count": entry["counts"], "examples": rows})
