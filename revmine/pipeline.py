@@ -151,6 +151,19 @@ def _fingerprint(job: Job, stage: str, upstream: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def recorded_settings(opts: Any) -> dict[str, Any]:
+    """A stage's settings as run.json records them (every key of its job-file table, defaults included), any URL
+    (a scheduler address, say) without its user-info and secret-looking parameters (the miners'
+    ``redact_url``): a record is shared, a secret is not."""
+    from .miners.http import redact_url
+
+    def public(value: Any) -> Any:
+        if isinstance(value, list):
+            return [public(v) for v in value]
+        return redact_url(value) if isinstance(value, str) and "://" in value else value
+    return {key: public(value) for key, value in options.settings(opts).items()}
+
+
 def with_settings(job: Job, table: str, **settings: Any) -> Job:
     """``job`` with settings of its ``[table]`` overridden by the command line (``revmine run --engine dask
     --scheduler ...``, ``--concurrency 4``), checked as the job file's are."""
@@ -223,7 +236,7 @@ def _run(job: Job, force: bool, progress: bool, echo: Callable[[str], None], eng
                 raise InputError(job.path, exc.message, field=f"{stage}.{exc.field}" if exc.field else stage) from exc
             state[stage] = {"fingerprint": fingerprint, "seconds": round(time.monotonic() - started, 2),
                             "outputs": [str(p) for p in outputs], "result": result,
-                            "settings": options.settings(job.options["job" if stage == "mine" else stage])}
+                            "settings": recorded_settings(job.options["job" if stage == "mine" else stage])}
             for later in stages[number:]:  # anything after a re-run stage is stale
                 state.pop(later, None)
             write_json(state_path, state)

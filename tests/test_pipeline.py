@@ -11,7 +11,7 @@ import pytest
 
 from revmine.cli import main
 from revmine.errors import InputError
-from revmine.pipeline import load_job, run
+from revmine.pipeline import load_job, recorded_settings, run
 from test_split_export import load_every_split, offline_hf, run_card_code
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -228,3 +228,12 @@ def test_a_rerun_repairs_a_mining_manifest_that_contradicts_the_rows(tmp_path: P
     assert [(p["slug"], p["changes_done"], p["rows"], len(p["dropped"])) for p in repaired] == truth
     assert all(p["status"] == "finished_before" and p["failure"] is None for p in repaired)
     assert _digest(out / "dataset") == dataset
+
+
+def test_run_json_records_settings_without_a_password() -> None:
+    """Issue 30: run.json holds each stage's settings; a scheduler address with a password keeps it out."""
+    from revmine.preprocess.candidates import PreprocessOptions
+
+    recorded = recorded_settings(PreprocessOptions(engine="dask", address="tls://alice:s3cret@scheduler:8786"))
+    assert recorded["address"] == "tls://scheduler:8786" and "s3cret" not in json.dumps(recorded)
+    assert recorded["max_file_bytes"] == PreprocessOptions().max_file_bytes and recorded["levels"] == ["method"]

@@ -363,6 +363,10 @@ def test_run_report_per_language_and_hunks(tmp_path: Path) -> None:
         assert f'<td class="n" data-language="{language}">' in html  # a column of the per-language funnel
         assert f'<tr data-language="{language}"><td>{language}</td>' in html  # a row of the hunks table
     assert 'id="languages-table"' in html and 'id="hunks-table"' in html
+    # the sample of each level takes every (project, language) in turn: example/polyglot's three languages too
+    for kind, sample in data["samples"].items():
+        assert {r["language"] for r in sample} == {"java", "python", "go", "cpp"}, kind
+    assert {r["language"] for r in data["hunk_samples"]} == {"java", "python", "go", "cpp"}
     assert html.count('<td class="n skipped" data-column="all">skipped</td>') == 2  # new_identifiers, both kinds
 
 

@@ -1,7 +1,8 @@
 """A seeded sample of each level's rows, shown as the reviewer saw them: triplets and pairs as m_s (the commented
 lines marked) beside difflib's side-by-side diff to m_r, raw (by line) and abstracted (by token), with the comment;
-hunk-level rows as their diff hunk and the comment on it. Rows are drawn from every project in turn, so a run of
-several projects or languages is not shown through one of them."""
+hunk-level rows as their diff hunk and the comment on it. Rows are drawn from every (project, language) in turn, so
+a run of several projects or languages is not shown through one of them (a project of files in three languages
+shows each)."""
 
 from __future__ import annotations
 
@@ -31,12 +32,17 @@ def spread(groups: list[Any], size: int, seed: int) -> np.ndarray:
     return np.sort(np.array(chosen, dtype=np.int64))
 
 
+def _group(row: dict[str, Any]) -> tuple[str, str, str]:
+    """What the sample takes in turn: a row's source, project and language (None sorts as "None")."""
+    return row["source"], row["project"], row["language"]
+
+
 def sample_view(splits: pa.Table, hosts: Hosts, size: int, seed: int, kind: str = "triplet") -> list[dict[str, Any]]:
-    """``size`` rows of ``kind`` (triplet or pair) drawn with ``seed`` across the projects (the same rows on every
-    report of the same splits)."""
+    """``size`` rows of ``kind`` (triplet or pair) drawn with ``seed`` across the projects and languages (the same
+    rows on every report of the same splits)."""
     where = pc.indices_nonzero(pc.equal(splits["kind"], kind)).to_numpy()
     rows = splits.take(where).to_pylist()
-    rows = [rows[i] for i in spread([(r["source"], r["project"]) for r in rows], size, seed)]
+    rows = [rows[i] for i in spread([_group(r) for r in rows], size, seed)]
     for row in rows:
         row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
         row["lines"] = side_by_side(row["m_s"].splitlines(), row["m_r"].splitlines(),
@@ -47,11 +53,11 @@ def sample_view(splits: pa.Table, hosts: Hosts, size: int, seed: int, kind: str 
 
 
 def hunk_sample_view(hunks: pa.Table, hosts: Hosts, size: int, seed: int) -> list[dict[str, Any]]:
-    """``size`` hunk-level rows with a reviewer comment (``y`` = 1) drawn with ``seed`` across the projects: the
+    """``size`` hunk-level rows with a reviewer comment (``y`` = 1) drawn with ``seed`` across the projects and languages: the
     hunk's diff lines tagged added, deleted or context, and the comment."""
     where = pc.indices_nonzero(pc.equal(hunks["y"], 1)).to_numpy()
     rows = hunks.take(where).to_pylist()
-    rows = [rows[i] for i in spread([(r["source"], r["project"]) for r in rows], size, seed)]
+    rows = [rows[i] for i in spread([_group(r) for r in rows], size, seed)]
     for row in rows:
         row["url"] = change_url(hosts, row["source"], row["project"], row["change"])
         row["lines"] = [{"tag": {"+": "insert", "-": "delete", "@": "hunk"}.get(line[:1], "equal"), "text": line}
