@@ -247,14 +247,19 @@ def _check_stage_input(args: argparse.Namespace) -> None:
         raise InputError(source, "no such file or directory")
 
 
-def _add_score(sub: argparse._SubParsersAction) -> None:
+def _known_metrics() -> str:
     from .metrics.registry import METRICS
-    from .metrics.score import ScoreOptions
+
+    return f"Known metrics: {', '.join(METRICS)}."
+
+
+def _add_score(sub: argparse._SubParsersAction) -> None:
+    from .metrics.options import ScoreOptions
 
     p = _command(sub, "score",
                  description="Score predictions (Tufano blocks, parallel text, JSON Lines or Parquet). Prints the "
-                             "summary; with --out also writes scores.parquet, summary.json and summary.md there. "
-                             f"Known metrics: {', '.join(METRICS)}.")
+                             "summary; with --out also writes scores.parquet, summary.json and summary.md there.",
+                 more_help=_known_metrics)
     p.add_argument("predictions", type=_input(".txt"), help="predictions file (- for standard input)")
     add_arguments(p, ScoreOptions, stdin=_stdin_copy)
     p.add_argument("--out", type=Path, help="output directory (default: print the summary only)")
@@ -264,7 +269,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from .metrics.score import ScoreOptions, score_with, summary_markdown, write_run
+    from .metrics.options import ScoreOptions
+    from .metrics.score import score_with, summary_markdown, write_run
 
     for flag in ("plot", "report"):
         if getattr(args, flag) and args.out is None:
@@ -303,7 +309,7 @@ def _run_profiles(args: argparse.Namespace) -> int:
 
 
 def _add_agreement(sub: argparse._SubParsersAction) -> None:
-    from .metrics.agreement import AgreementOptions
+    from .metrics.options import AgreementOptions
 
     p = _command(sub, "agreement",
                  description="Compute every selected NL metric per (prediction, reference) pair and its "
@@ -317,7 +323,8 @@ def _add_agreement(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_agreement(args: argparse.Namespace) -> int:
-    from .metrics.agreement import AgreementOptions, agreement, read_judgements
+    from .metrics.agreement import agreement, read_judgements
+    from .metrics.options import AgreementOptions
     from .metrics.registry import select_metrics
     from .schema import AGREEMENT_SCHEMA
     from .io.store import write_table
@@ -498,7 +505,7 @@ def _run_mine(args: argparse.Namespace) -> int:
 
 
 def _add_preprocess(sub: argparse._SubParsersAction) -> None:
-    from .preprocess.candidates import PreprocessOptions
+    from .preprocess.options import PreprocessOptions
 
     _stage_command(sub, "preprocess", PreprocessOptions,
                    ("--rounds", "rounds.parquet (file or directory of parts; - for standard input)"), _run_preprocess,
@@ -519,7 +526,7 @@ def _run_preprocess(args: argparse.Namespace) -> int:
 
 
 def _add_unabstract(sub: argparse._SubParsersAction) -> None:
-    from .preprocess.unabstract import UnabstractOptions
+    from .preprocess.options import UnabstractOptions
 
     p = _command(sub, "unabstract",
                  description="Replace TYPE_n, METHOD_n, VAR_n and literal ids in abstracted predictions "
@@ -642,7 +649,7 @@ def _run_classifier(args: argparse.Namespace) -> int:
 
 
 def _add_filter(sub: argparse._SubParsersAction) -> None:
-    from .filters.stage import FilterOptions
+    from .filters.options import FilterOptions
 
     p = _stage_command(sub, "filter", FilterOptions,
                        ("--candidates", "candidates.parquet of revmine preprocess (- for standard input)"), _run_filter,
@@ -664,7 +671,7 @@ def _run_filter(args: argparse.Namespace) -> int:
 
 
 def _add_split(sub: argparse._SubParsersAction) -> None:
-    from .dataset.split import SplitOptions
+    from .dataset.options import SplitOptions
 
     p = _stage_command(sub, "split", SplitOptions,
                        ("--dataset", "kept.parquet of revmine filter, or candidates (- for standard input)"), _run_split,
@@ -703,7 +710,7 @@ def _stage_engine(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
-    from .dataset.export import ExportOptions
+    from .dataset.options import ExportOptions
 
     p = _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"),
                        _run_export, stdin=False)
@@ -793,7 +800,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from .metrics.registry import make_metrics, split_specs
+    from .metrics.options import split_specs
+    from .metrics.registry import make_metrics
     from .metrics.significance import approximate_randomization, paired_bootstrap
     from .runtime.progress import progress_bar
     from .io.textio import read_lines

@@ -57,23 +57,10 @@ from typing import Sequence
 import numpy as np
 
 from ..runtime.engine import Engine, chunks
+from .near_duplicate_config import NearDuplicateConfig
 
 __all__ = ["Clusters", "NearDuplicateConfig", "NearDuplicateIndex", "UnionFind", "jaccard", "max_difference",
            "near_duplicate_clusters"]
-
-
-@dataclass(frozen=True)
-class NearDuplicateConfig:
-    """The two thresholds a pair must meet (CodeNet's by default)."""
-
-    set_threshold: float = 0.9
-    multiset_threshold: float = 0.8
-
-    def __post_init__(self) -> None:
-        for name in ("set_threshold", "multiset_threshold"):
-            value = getattr(self, name)
-            if not 0.0 < value <= 1.0:
-                raise ValueError(f"{name} must be in (0, 1], got {value}")
 
 
 @dataclass(frozen=True)

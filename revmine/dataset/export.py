@@ -71,23 +71,21 @@ from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, Parts, RowGroupWriter, atomic_text, read_table, write_text
 from ..io.textio import read_lines
 from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_size, spt_tokens, token_stream
-from ..runtime.engine import Engine, LocalEngine
-from ..runtime.options import check, option
+from ..runtime.engine import LocalEngine
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from .codereviewer import TASKS, write_codereviewer
+from .options import FORMATS, ExportOptions
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
 
 __all__ = ["FORMATS", "HF_SPLITS", "ExportOptions", "export_dataset"]
 
-FORMATS = ("parquet", "opennmt", "jsonl", "codereviewer")
 #: revmine's split -> CodeReviewer's file names
 CODEREVIEWER_SPLITS = {"train": "train", "eval": "valid", "test": "test"}
 CONFIGS = {TRIPLET: "triplets", PAIR: "pairs"}
 CARD_FILE = "README.md"
 #: Top-level entries an export writes: the only ones an existing output directory may hold.
 OUTPUT_ENTRIES = (CARD_FILE, "data", "opennmt", "jsonl", "representations", "codereviewer")
-REPRESENTATIONS = ("tokens", "spt")
 #: The code columns representations are computed from: (column, abstracted).
 CODE_COLUMNS = (("m_s", False), ("m_r", False), ("m_s_abstract", True), ("m_r_abstract", True))
 MAX_PROJECTS_LISTED = 50  # the card lists the largest projects; the data has them all
@@ -99,12 +97,6 @@ OPENNMT_FILES = {
     PAIR: {"src": "m_s_abstract", "tgt": "m_r_abstract"},
 }
 
-DEFAULT_LICENCE = (
-    "The code and the review comments were written by the contributors of the projects listed under "
-    "*Sources* and remain theirs, under each project's licence; check those licences before redistributing. "
-    "The Gerrit and GitHub terms of service apply to data obtained from them. This card and the dataset's "
-    "structure (the selection, filters and splits) are provided for research use."
-)
 
 _COLUMN_DOCS = {
     "id": "stable id: a hash of the provenance (kind, round, file, comment, method)",
@@ -148,30 +140,6 @@ _COLUMN_DOCS = {
     "m_s_marked": "m_s_abstract with <START> and <END> around the tokens the comment is on (the 2-encoder input; "
                   "empty for pairs)",
 }
-
-
-@dataclass(frozen=True)
-class ExportOptions:
-    """What to write and what the card says."""
-
-    formats: tuple[str, ...] = option(FORMATS, "what to write: parquet (Hugging Face layout), opennmt (the 2021 "
-                                               "replication package's text files), jsonl, codereviewer (CodeReviewer's "
-                                               "msg/ref/cls JSON Lines of the hunk rows, when the splits have them)",
-                                      items=True, choices=FORMATS)
-    name: str = option("Code review dataset", "the dataset card's title")
-    filter_report: Path | None = option(None, "filter_report.parquet, for the card's Filters section (revmine run: "
-                                              "the filter stage's)", type=Path, job=False,
-                                              stdin=".parquet")
-    licence: str = DEFAULT_LICENCE
-    representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
-                                                   "CodeNet) of each method, written to representations/",
-                                              type=str, items=True, choices=REPRESENTATIONS)
-    #: where the per-row work (text lines, representations) runs (:mod:`revmine.runtime.engine`; None: here); the files
-    #: are read and written here, so workers need no access to them
-    engine: Engine | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        check(self)
 
 
 def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportOptions | None = None,

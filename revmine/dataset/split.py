@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Hashable, Sequence
 
@@ -47,54 +46,25 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..algorithms.near_duplicates import NearDuplicateConfig, UnionFind, near_duplicate_clusters
+from ..algorithms.near_duplicates import UnionFind, near_duplicate_clusters
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
 from ..io.rows import (
-    CANDIDATES_TAG, DUPLICATE_FIELDS, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
+    CANDIDATES_TAG, SPLIT_NAMES, SPLITS, CandidateFile, CandidateRows, cluster_names, dropped_rows,
     keep_one_per_cluster,
 )
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, read_table, write_json, write_table
-from ..runtime.engine import Engine
-from ..runtime.options import check, option
 from ..schema import (DATASET_SCHEMA, FILTER_DROPPED_SCHEMA, FILTERED_NAME, FILTERED_VERSION, HUNK_DATASET_SCHEMA,
                       HUNKS_SCHEMA, ROUNDS_SCHEMA)
+from .options import STRATEGIES, SplitOptions
 
 __all__ = ["SPLITS", "STRATEGIES", "SplitOptions", "split_dataset"]
 
-STRATEGIES = ("random", "project", "time")
 DROPPED_FILE = "dropped.parquet"
 SUMMARY_FILE = "split.json"
 HUNKS_FILE = "hunks.parquet"
 DROPPED = len(SPLITS)  # the sink after the splits'
-
-
-@dataclass(frozen=True)
-class SplitOptions:
-    """How to split; ``near_duplicates`` and ``duplicate_fields`` say what the split's own join compares."""
-
-    strategy: str = option("random", "random: near-duplicate clusters dealt at random; project: whole projects "
-                                     "dealt at random; time: rounds in time order", choices=STRATEGIES)
-    fractions: tuple[float, float, float] = option((0.8, 0.1, 0.1), "train, eval and test shares, summing to 1",
-                                                   items=True, length=3, min=0, max=1)
-    seed: int = option(0, "seed of the random strategy", min=0)
-    rounds: Path | None = option(None, "rounds.parquet, the times the time strategy orders by (revmine run: "
-                                       "the mined rounds)", type=Path, job=False,
-                                       stdin=".parquet")
-    hunks: Path | None = option(None, "hunks.parquet of the preprocess stage, split too: whole changes (or projects, "
-                                      "or rounds in time order) at a time (revmine run: with levels = [.., \"hunk\"])",
-                                type=Path, job=False)
-    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
-    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
-    #: where the near-duplicate join runs (:mod:`revmine.runtime.engine`; None: here); the dealing of clusters to
-    #: splits is a few passes over the ids, cheaper than sending them anywhere, and stays here
-    engine: Engine | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        check(self)
-        if abs(sum(self.fractions) - 1) > 1e-9:
-            raise InputError.setting("fractions", f"must sum to 1, not {sum(self.fractions):g} ({list(self.fractions)})")
 
 
 def split_dataset(dataset: str | Path | pa.Table, out_dir: str | Path,

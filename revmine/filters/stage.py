@@ -66,31 +66,31 @@ import dataclasses
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from ..algorithms.near_duplicates import NearDuplicateConfig, near_duplicate_clusters
+from ..algorithms.near_duplicates import near_duplicate_clusters
 from ..algorithms.reorder import Reorder
 from ..errors import InputError
 from ..io.filter_report import (AUTHORS_KEY, PREPROCESS_KEY, PREPROCESS_REASONS_KEY, PROFILE_KEY, TEMPLATES_KEY,
                                 UNKNOWN, UNRECORDED, build_report, preprocess_comments, preprocess_steps, report_funnel,
                                 report_markdown)
 from ..io.rows import (
-    DUPLICATE_FIELDS, KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows,
-    keep_one_per_cluster,
+    KINDS, TRIPLET, CandidateFile, CandidateRows, cluster_names, dropped_rows, keep_one_per_cluster,
 )
 from ..io.staging import staged_directory
 from ..io.store import ROW_GROUP_ROWS, RowGroupWriter, write_table, write_text
-from ..runtime.engine import Engine, chunks
-from ..runtime.options import check, option
+from ..runtime.engine import chunks
 from ..runtime.progress import progress_bar
 from ..schema import CANDIDATES_SCHEMA, FILTER_DROPPED_SCHEMA, FILTER_REPORT_SCHEMA, FILTERED_SCHEMA, AuthorKind
 from . import tufano2021
 from .authors import template_accounts
+from .options import (AI_REVIEWER_MODES, AI_REVIEWERS_DIR, AUTHOR_FILTERS, FILTER_NAMES, PROFILES, FilterOptions,
+                      IsNoise)
 
 __all__ = [
     "AI_REVIEWER_MODES", "FILTERS", "PROFILES", "FilterOptions", "Removal", "ai_reviewer", "author_comment",
@@ -110,13 +110,7 @@ ABSTRACT_ID = re.compile(r"(?:TYPE|METHOD|VAR|ANNOTATION|STRING|CHAR|INT|FLOAT)_
 #: comments per task when the noise step runs on an engine (the classifier's work: ~0.1 s)
 NOISE_CHUNK = 2000
 
-IsNoise = Callable[[Sequence[str]], np.ndarray]
-
-#: Noise-filter profiles: name -> what its ``noise`` step runs (the filter report shows it).
-PROFILES: dict[str, str] = {
-    "revmine": "revmine's keyword rules + classifier",
-    tufano2021.NAME: "keyword rules of the 2021 replication package (is_relevant.ipynb)",
-}
+assert tufano2021.NAME in PROFILES
 
 
 @dataclass
@@ -378,44 +372,7 @@ FILTERS: tuple[tuple[str, FilterFn, tuple[str, ...]], ...] = (
     ("exact_duplicate", exact_duplicate, KINDS),
     ("near_duplicate", near_duplicate, KINDS),
 )
-FILTER_NAMES = tuple(name for name, _, _ in FILTERS)
-#: the steps on who wrote the comment, which the ``tufano2021`` profile does not run (the 2021 filters had none)
-AUTHOR_FILTERS = ("bot", "ai_reviewer")
-#: what ``ai_reviewers`` may say: drop their triplets, keep them in the dataset, or drop them and write them
-#: to a candidates file of their own (``ai_reviewers/candidates.parquet``) for research on AI reviewers
-AI_REVIEWER_MODES = ("drop", "keep", "separate")
-AI_REVIEWERS_DIR = "ai_reviewers"
-
-
-@dataclass(frozen=True)
-class FilterOptions:
-    """Settings of the filter step; the defaults are those of the 2021 dataset and of CodeNet."""
-
-    max_tokens: int = option(100, "longest abstracted m_s / m_r kept, in tokens (the 2021 dataset's limit)", min=1)
-    near_duplicates: NearDuplicateConfig = field(default_factory=NearDuplicateConfig)
-    #: whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection
-    duplicate_fields: tuple[str, ...] = DUPLICATE_FIELDS
-    profile: str = option("revmine", "noise rules: " + "; ".join(f"{name}: {what}" for name, what in PROFILES.items())
-                          + " (tufano2021 runs no classifier unless noise_model is given)", choices=tuple(PROFILES))
-    #: ``is_noise(raw comments) -> bool array``; None: the profile's rules (and classifier) decide
-    is_noise: IsNoise | None = None
-    noise_model: Path | None = option(None, "a model saved by revmine classifier train (default: the shipped one)",
-                                      type=Path, digest=True, stdin=".npz")
-    #: the preprocess stage's dropped.parquet; None: the one beside the candidates file, if any
-    preprocess_dropped: str | Path | None = None
-    skip: tuple[str, ...] = option((), "filters not to run", type=str, items=True, choices=FILTER_NAMES)
-    ai_reviewers: str = option("drop", "AI reviewers' comments: drop them (default), keep them in the dataset, or "
-                               "separate: drop them and write them as candidates of their own "
-                               f"({AI_REVIEWERS_DIR}/candidates.parquet)", choices=AI_REVIEWER_MODES)
-    #: where the noise step and the near-duplicate join run (:mod:`revmine.runtime.engine`; None: in this process);
-    #: the other filters are cheap per-row checks or group-bys over the whole table and stay here
-    engine: Engine | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        check(self)
-        missing = [name for name in self.duplicate_fields if name not in CANDIDATES_SCHEMA.names]
-        if missing:
-            raise InputError.setting("duplicate_fields", f"not in the candidates schema: {missing}")
+assert tuple(name for name, _, _ in FILTERS) == FILTER_NAMES  # the settings name them (options.py)
 
 
 def filter_candidates(candidates: str | Path | pa.Table, out_dir: str | Path,

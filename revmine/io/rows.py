@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from ..schema import CANDIDATES_NAME, CANDIDATES_SCHEMA, CANDIDATES_VERSION, FILTER_DROPPED_SCHEMA, AuthorKind, schema_id
+from .kinds import DUPLICATE_FIELDS, HF_SPLITS, KINDS, PAIR, SPLIT_NAMES, SPLITS, TRIPLET
 from .store import Parts, check_columns
 
 __all__ = [
@@ -27,19 +28,7 @@ __all__ = [
     "keep_one_per_cluster", "stable_id", "with_ids",
 ]
 
-TRIPLET, PAIR = "triplet", "pair"
-KINDS = (TRIPLET, PAIR)
-#: The dataset's splits, in order (``train.parquet``, ``eval.parquet``, ``test.parquet``): the split writes
-#: them, export and the overlap check read them, and an import of a published dataset fills them.
-SPLITS = ("train", "eval", "test")
-#: The Hugging Face names of the splits (the dataset card's ``configs``, ``load_dataset``): ``eval`` is
-#: ``validation`` there. Every output that names a split says which name it uses (``split_names``).
-HF_SPLITS = {"train": "train", "eval": "validation", "test": "test"}
-#: The one name that differs, as outputs state it: revmine's name -> the Hugging Face name.
-SPLIT_NAMES = {name: hub for name, hub in HF_SPLITS.items() if name != hub}
 CANDIDATES_TAG = f"{CANDIDATES_NAME}/{CANDIDATES_VERSION}"
-#: Whitespace-tokenised columns whose tokens make a row's bag for near-duplicate detection.
-DUPLICATE_FIELDS: tuple[str, ...] = ("m_s_abstract", "m_r_abstract")
 
 
 #: What a row's id is a hash of (:func:`stable_id`'s arguments).

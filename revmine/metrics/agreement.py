@@ -32,11 +32,8 @@ import pyarrow.parquet as pq
 from ..errors import InputError
 from ..io.store import check_columns
 from ..io.textio import max_line_bytes
-from ..runtime.options import check, option
 from ..schema import AGREEMENT_SCHEMA
 from .base import Metric, check_lengths
-from .profiles import PROFILES
-from .registry import split_specs
 from .score import score_columns
 
 HumanScores = Mapping[str, Sequence[float]] | Sequence[float] | np.ndarray
@@ -270,23 +267,3 @@ def _post_signature(rounding: int | None, by_max: bool, flip: bool) -> str:
     if flip:
         parts.append("dist:1-x")
     return "".join(f"|{p}" for p in parts)
-
-
-@dataclass(frozen=True)
-class AgreementOptions:
-    """The settings of ``revmine agreement``."""
-
-    score_cols: tuple[str, ...] = option(None, "human score columns, averaged per pair", type=str, items=True,
-                                         required=True)
-    pred_col: str = option("prediction", "prediction column")
-    ref_col: str = option("reference", "reference column")
-    metrics: tuple[str, ...] | None = option(None, "metric specs (default: the nl set; with a profile: added to its "
-                                             "metrics)", type=str, items=True,
-                                             split=split_specs)
-    profile: str | None = option(None, "a profile's metrics and post-processing", type=str,
-                                 choices=tuple(sorted(PROFILES)))
-    bootstrap: int = option(1000, "bootstrap resamples for the 95% confidence intervals (0: none)", min=0)
-    seed: int = option(0, "seed of the bootstrap", min=0)
-
-    def __post_init__(self) -> None:
-        check(self)

@@ -47,8 +47,8 @@ from ..errors import InputError
 from ..io.store import Parts
 from ..io.textio import iter_jsonl, iter_lines
 from ..lang.languages import canonical
+from .options import PREDICTION_FORMATS
 
-FORMATS = ("tufano", "text", "jsonl", "parquet")
 
 #: Field names tried, in order, when a JSON Lines or Parquet input does not name its fields.
 PREDICTION_FIELDS = ("predictions", "prediction", "preds", "pred", "hypotheses", "hypothesis", "hyp", "output")
@@ -382,8 +382,8 @@ def iter_predictions(path: str | Path, fmt: str | None = None,
     example's language, one of ``languages`` if given (module docstring).
     """
     fmt = fmt or detect_format(path)
-    if fmt not in FORMATS:
-        raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in PREDICTION_FORMATS:
+        raise InputError.setting("format", f"unknown format {fmt!r}; choose one of {', '.join(PREDICTION_FORMATS)}")
     if lang_field is not None and fmt in ("tufano", "text"):
         raise InputError.setting("lang_field", f"{fmt} predictions have no fields: give each example's language "
                                                "in a JSON Lines or Parquet file")

@@ -9,9 +9,10 @@ summary names the profile in use.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from .base import Metric
+if TYPE_CHECKING:  # the profiles are named when settings are read; their metrics (numpy) load when used
+    from .base import Metric
 
 
 @dataclass(frozen=True)

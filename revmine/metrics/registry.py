@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from .base import Metric, _fmt, check_lengths
+from .options import split_specs
 
 if TYPE_CHECKING:
     from .profiles import Profile
@@ -206,21 +207,6 @@ def make_metric(spec: str) -> Metric:
         return METRICS[match.group(1)](**kwargs)
     except (TypeError, ValueError) as exc:  # an unknown setting, or a value the metric refuses
         raise InputError.setting("metrics", f"metric {spec!r}: {exc}") from exc
-
-
-def split_specs(text: str) -> list[str]:
-    """Split a comma-separated list of metric specs, keeping commas inside parentheses."""
-    specs, depth, current = [], 0, []
-    for char in text:
-        depth += char == "("
-        depth -= char == ")"
-        if char == "," and depth == 0:
-            specs.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    specs.append("".join(current))
-    return [s.strip() for s in specs if s.strip()]
 
 
 def make_metrics(specs: list[str]) -> list[Metric]:

@@ -80,17 +80,14 @@ import pyarrow as pa
 from ..errors import InputError
 from ..io.store import AtomicParquetWriter, atomic_path, write_json, write_table, write_text, writing
 from ..package import __version__
-from ..runtime.engine import ENGINES, Engine, open_engine
-from ..runtime.options import check, option
+from ..runtime.engine import Engine, open_engine
 from ..runtime.progress import progress_bar
 from ..schema import scores_schema
 from .base import Metric, SharedStatistics
-from .normalize import NORMALIZATIONS
 from .normalize import normalize as normalize_texts
-from .predictions import FORMATS as PREDICTION_FORMATS
 from .predictions import Predictions, iter_predictions
-from .profiles import PROFILES
-from .registry import ByLanguage, make_metrics, select_metrics, split_specs
+from .options import ScoreOptions
+from .registry import ByLanguage, select_metrics
 from .significance import bootstrap_interval
 
 if TYPE_CHECKING:
@@ -753,54 +750,6 @@ def write_run(run: ScoreRun, out_dir: str | Path, plot: bool = False) -> dict[st
         for p in plot_boxes(run, out / "plots"):
             paths[f"plot:{p.stem}"] = p
     return paths
-
-
-@dataclass(frozen=True)
-class ScoreOptions:
-    """The settings of ``revmine score`` and of a job file's ``[score]`` (scored only when predictions are given)."""
-
-    predictions: Path | None = option(None, "predictions file (Tufano blocks, text, JSON Lines or Parquet)",
-                                      type=Path, flag="", digest=True)
-    format: str | None = option(None, "input format (default: detected)", type=str, choices=PREDICTION_FORMATS)
-    references: tuple[Path, ...] | None = option(None, "references file, one line per example (format text); "
-                                                 "one file per reference of an example", type=Path,
-                                                 items=True, flag="--refs", append=True, digest=True,
-                                                 stdin=".txt")
-    beam: int = option(1, "predictions per example (format text)", min=1)
-    pred_field: str | None = option(None, "prediction field (jsonl, parquet)", type=str)
-    ref_field: str | None = option(None, "reference field (jsonl, parquet)", type=str)
-    id_field: str | None = option(None, "example id field (jsonl, parquet)", type=str)
-    lang_field: str | None = option(None, "field holding each example's language (jsonl, parquet; revmine's names: "
-                                          "java, python, go...): metrics given lang=auto score each example in it",
-                                    type=str)
-    kind: str = option("code", "default metric set: code (BLEU, edit distances, TREED) or nl (comments, messages)",
-                       choices=("code", "nl"))
-    metrics: tuple[str, ...] | None = option(None, "metric specs such as bleu(tokenize=char), overriding kind "
-                                             "(with a profile: added to its metrics)", type=str, items=True,
-                                             split=split_specs)
-    profile: str | None = option(None, "reproduce a publication's pipeline exactly (see revmine profiles)", type=str,
-                                 choices=tuple(sorted(PROFILES)))
-    workers: int | None = option(None, "processes to score in (default 1; worth it for slow metrics such as TER on "
-                                       "large files); with --engine dask, the worker processes of a local Dask cluster "
-                                       "(default: the cores)", type=int, min=1)
-    #: where to score (revmine run: the job's [engine], so not a key of [score])
-    engine: str = option("local", "local (this process and its workers) or dask (pip install 'revmine[dask]'): "
-                                  "chunks of predictions are scored there", choices=ENGINES, job=False)
-    scheduler: str | None = option(None, "address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786 "
-                                         "(or REVMINE_DASK_SCHEDULER)", type=str, job=False)
-    ci: int = option(0, "bootstrap resamples for 95% confidence intervals of the means in the summary (0: none)",
-                     min=0)
-    normalize: str | None = option(None, "normalise the predictions before scoring: code-fence scores the code of "
-                                         "the first Markdown code block of a chat model's answer, dropping the prose "
-                                         "(predictions without one are scored as given; the summary counts them)",
-                                   type=str, choices=tuple(NORMALIZATIONS))
-
-    def __post_init__(self) -> None:
-        check(self)
-        if self.scheduler and self.engine != "dask":
-            raise InputError.setting("scheduler", "a scheduler address needs engine 'dask'")
-        if self.metrics:  # an unknown metric or parameter fails here, before any scoring
-            check_lang_field(make_metrics(list(self.metrics)), self.lang_field)
 
 
 def score_with(options: ScoreOptions, progress: bool = False, engine: Engine | None = None,

@@ -86,9 +86,9 @@ from requests.adapters import HTTPAdapter
 from ..errors import InputError, OperationError
 from ..io.textio import read_toml
 from ..runtime.progress import Watch
+from .settings import DEFAULT_MAX_PER_HOST, CacheMode
 
 Dialect = Literal["gerrit", "github", "gitlab"]
-CacheMode = Literal["use", "offline", "off"]
 
 GERRIT_PREFIX = ")]}'"
 #: Query parameters that may carry secrets: never part of a cache key, never shown in a message.
@@ -99,8 +99,6 @@ SSH_SCHEMES = ("ssh", "git+ssh", "ssh+git")
 MIN_RATE_LIMIT_WAIT = 1.0
 #: Wait on a rate limit that names no time (GitHub's advice for secondary rate limits).
 DEFAULT_RATE_LIMIT_WAIT = 60.0
-#: Requests in flight to one host at once, unless a job says otherwise: a polite crawler's few connections.
-DEFAULT_MAX_PER_HOST = 4
 #: Seconds a cache connection waits for another's lock before ``database is locked``: long enough for the
 #: commits of other processes sharing the file (Dask workers), which may wait for their interpreter.
 CACHE_BUSY_TIMEOUT = 60.0

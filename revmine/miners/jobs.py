@@ -86,9 +86,10 @@ from .git import GitError, GitRefused, GitRepo, GitStalled
 from .github import DEFAULT_API, GitHubMiner
 from .gitlab import DEFAULT_URL as GITLAB_URL
 from .gitlab import GitLabMiner
-from .http import (DEFAULT_MAX_PER_HOST, CacheMode, Client, Credentials, Dialect, Limiter, RateLimited,
-                   RemoteError, Stalled, check_url, credentials_from_env, host_of, route)
+from .http import (Client, Credentials, Dialect, Limiter, RateLimited, RemoteError, Stalled, check_url,
+                   credentials_from_env, host_of, route)
 from .rounds import ContentReader, parse_time
+from .settings import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE, DEFAULT_MAX_PER_HOST, DEFAULT_STALL_TIMEOUT, CacheMode
 
 PARTS_DIR = "rounds.parquet"
 DROPS_DIR = "state/dropped"
@@ -139,11 +140,6 @@ class ProjectSpec:
         return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in asdict(self).items()}
 
 
-DEFAULT_CACHE_MODE: CacheMode = "use"
-DEFAULT_BATCH_SIZE = 50
-#: seconds a forge or its git may send nothing before the wait is a stall (retried, then the project fails):
-#: a REST answer that takes this long has never been seen, and git's server sends keep-alives while it packs
-DEFAULT_STALL_TIMEOUT = 60.0
 
 
 @dataclass

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
+from typing import Literal, get_args
 
 from ..lang.languages import DEFAULT_LANGUAGES, LANGUAGES
 from ..runtime.options import check, option
-from .http import DEFAULT_MAX_PER_HOST, CacheMode
-from .jobs import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE, DEFAULT_STALL_TIMEOUT
+
+#: How the HTTP cache is used (:mod:`.http`).
+CacheMode = Literal["use", "offline", "off"]
+DEFAULT_CACHE_MODE: CacheMode = "use"
+#: Requests in flight to one host at once, unless a job says otherwise: a polite crawler's few connections.
+DEFAULT_MAX_PER_HOST = 4
+#: Changes per part and checkpoint.
+DEFAULT_BATCH_SIZE = 50
+#: seconds a forge or its git may send nothing before the wait is a stall (retried, then the project fails):
+#: a REST answer that takes this long has never been seen, and git's server sends keep-alives while it packs
+DEFAULT_STALL_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)

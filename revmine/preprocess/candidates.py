@@ -41,7 +41,6 @@ import contextlib
 import json
 import time
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -52,15 +51,15 @@ from ..io.store import AtomicParquetWriter, Parts
 from ..io.textio import read_lines
 from ..lang.comments import clean_comment
 from ..lang.idioms import default_idioms, load_idioms
-from ..runtime.engine import ENGINES, check_engine, open_engine
-from ..runtime.options import check, option
+from ..runtime.engine import open_engine
 from ..runtime.progress import progress_bar
 from ..schema import CANDIDATES_SCHEMA, DROPPED_SCHEMA, HUNKS_SCHEMA, ROUNDS_SCHEMA, UPGRADES, DropReason
 from .abstraction import AbstractedPair, abstract_pair
 from .functions import extract_functions
 from .hunks import hunk_rows
 from .linking import Link, comment_lines, count_lines, link_comment
-from .methods import MAX_DEPTH, ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
+from .methods import ExtractionError, FileMethods, Match, Method, extract_methods, match_methods
+from .options import LEVELS, MAX_DEPTH, Limits, PreprocessOptions
 from .treeabstraction import abstract_code_pair
 
 __all__ = ["BatchResult", "LEVELS", "Limits", "MethodCache", "PreprocessOptions", "comment_span", "normalise_source",
@@ -69,45 +68,10 @@ __all__ = ["BatchResult", "LEVELS", "Limits", "MethodCache", "PreprocessOptions"
 CANDIDATES_FILE = "candidates.parquet"
 DROPPED_FILE = "dropped.parquet"
 HUNKS_FILE = "hunks.parquet"
-#: what a row of the dataset is: a method (Tufano et al. 2021) or a diff hunk (CodeReviewer, Li et al. 2022)
-LEVELS = ("method", "hunk")
 
 _TEXT_COLUMNS = ("round_id", "source", "project", "change", "path_before", "path_after")
 _CONTENT_COLUMNS = ("content_before", "content_after", "content_base")
 _COLUMNS = (*_TEXT_COLUMNS, "round", "language", *_CONTENT_COLUMNS, "comments")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Bounds on one file's work: bytes per content, seconds per file, bracket nesting depth."""
-
-    max_file_bytes: int = 1_000_000
-    timeout: float = 10.0
-    max_depth: int = MAX_DEPTH
-
-
-@dataclass(frozen=True)
-class PreprocessOptions:
-    """The settings of ``revmine preprocess`` and of a job file's ``[preprocess]`` (the Limits' defaults)."""
-
-    idioms: Path | None = option(None, "Java's idiom list, one per line (default: the 2021 dataset's; other languages "
-                                "use the lists revmine ships)", type=Path, digest=True,
-                                stdin=".txt")
-    levels: tuple[str, ...] = option(("method",), "method: the 2021 paper's triplets and pairs (candidates.parquet); "
-                                     "hunk: CodeReviewer's diff hunks with their comments (hunks.parquet)", type=str,
-                                     items=True, choices=LEVELS)
-    batch_size: int = option(64, "rounds per batch (bounds the memory)", min=1)
-    max_file_bytes: int = option(Limits.max_file_bytes, "larger files are dropped", min=1)
-    timeout: float = option(Limits.timeout, "seconds allowed per file", above=0)
-    engine: str = option("local", "local (this process) or dask (pip install 'revmine[dask]')", choices=ENGINES)
-    workers: int | None = option(None, "Dask worker processes of a local cluster (default: the cores)", type=int,
-                                 min=1)
-    address: str | None = option(None, "address of a running Dask scheduler (or REVMINE_DASK_SCHEDULER)",
-                                 type=str, flag="--scheduler")
-
-    def __post_init__(self) -> None:
-        check(self)
-        check_engine(self.engine, self.workers, self.address)
 
 
 def normalise_source(data: bytes) -> str:

@@ -78,8 +78,8 @@ from dataclasses import replace
 
 from ..lang.languages import LANGUAGES, parser
 from ..schema import DropReason
-from .methods import (MAX_DEPTH, ExtractionError, FileMethods, LineTexts, Method, _lizard_functions, check_deadline,
-                      join_tokens)
+from .methods import ExtractionError, FileMethods, LineTexts, Method, _lizard_functions, check_deadline, join_tokens
+from .options import MAX_DEPTH
 
 __all__ = ["FUNCTION_LANGUAGES", "extract_functions"]
 

@@ -66,12 +66,11 @@ from typing import Callable, Iterable, Sequence
 import lizard
 
 from ..schema import DropReason
+from .options import MAX_DEPTH
 
 __all__ = ["ExtractionError", "FileMethods", "LineTexts", "Match", "Matching", "Method", "Unbalanced",
            "check_deadline", "extract_methods", "join_tokens", "match_methods"]
 
-#: Default bracket nesting limit: real code stays far below; Lizard and javalang recurse on nesting.
-MAX_DEPTH = 100
 #: The methods' texts of a file may hold this many times the file's characters, and :data:`TEXT_SLACK` more:
 #: a file of real code uses about 1x (a line is shared by two methods at most, now and then); the slack
 #: spares small files with many one-line methods on a line.

@@ -18,8 +18,8 @@ import pyarrow as pa
 from ..errors import InputError
 from ..io.store import check_columns, read_table, write_text
 from ..io.textio import read_lines
-from ..runtime.options import check, option
 from .abstraction import Inverse, MapSource, unabstract, unknown_ids
+from .options import UnabstractOptions
 
 #: map columns tried, in order, when none is named
 MAP_COLUMNS = ("abstraction_ids", "abstraction_map")
@@ -32,20 +32,6 @@ class Unabstracted:
     out: Path
     predictions: int
     unknown_ids: int
-
-
-@dataclass(frozen=True)
-class UnabstractOptions:
-    """The settings of ``revmine unabstract``: where each example's map is, and how many lines an example has."""
-
-    maps: Path | None = option(None, "Parquet file with one abstraction map per example (row i for example i)",
-                               type=Path, required=True, stdin=".parquet")
-    map_column: str | None = option(None, "JSON column holding the maps (default: abstraction_ids, the exact "
-                                          "inverse, else abstraction_map)", type=str)
-    beam: int = option(1, "consecutive prediction lines per example", min=1)
-
-    def __post_init__(self) -> None:
-        check(self)
 
 
 def read_maps(path: Path, column: str | None = None) -> list[MapSource]:
