@@ -124,8 +124,10 @@ def test_a_tree_deeper_than_the_query_can_follow_goes_to_javalang_in_linear_time
 def test_javalang_stops_at_the_deadline():
     """The time budget holds inside javalang's parse, the path such methods take (128,000 terms: 8 s a side)."""
     deep = _prepare("int f() {\n  return 1" + "+1" * 128_000 + ";\n}\n")
-    started = time.monotonic()
+    started, worked = time.monotonic(), time.process_time()
     with pytest.raises(ExtractionError) as caught:
         collect_names(deep.tokens, NameSets(), deep.text, deadline=started + 0.5)
     assert caught.value.reason == DropReason.TIMEOUT and "javalang" in caught.value.detail
-    assert time.monotonic() - started < 3
+    # the work done, not the wall clock: on a machine shared by more processes than cores the parse can wait
+    # its turn past 3 s of wall time after stopping on time (CI under load: 3.4 s); unbounded it works 8 s
+    assert time.process_time() - worked < 3
