@@ -7,10 +7,10 @@ Each case is a fresh process (``python -m revmine.cli ...``: what the ``revmine`
 cases are interleaved so a noisy minute hits all of them. Reported: median and spread (min-max). The reference,
 ``python -c pass``, is the floor no command line can go under.
 
-Measured 2026-11-28 on the shared 2-core machine, 7 repeats: ``--help`` 0.161 s (0.107-0.169), ``--version``
-0.161 s, an unknown command 0.160 s, ``run --bogus`` 0.180 s, ``run --help`` 1.373 s (it lists every stage's keys),
-``filter --bogus`` 0.595 s and ``score --bogus`` 0.602 s (their stage's module), beside ``python -c pass`` 0.086 s
-(0.060-0.104); the code before (``5f5857a``, 5 repeats): every case 1.06-1.30 s.
+Measured 2026-11-28 on the shared 2-core machine, 7 repeats, each stage's settings in its ``options.py``:
+``--help`` 0.176 s (0.123-0.199), ``--version`` 0.179 s, an unknown command 0.174 s, ``run --bogus`` 0.196 s,
+``filter --bogus`` 0.208 s, ``score --bogus`` 0.209 s, ``run --help`` 0.663 s (it lists every stage's keys), beside
+``python -c pass`` 0.092 s (0.071-0.098). The code before (``5f5857a``): every case 1.06-1.30 s.
 """
 
 from __future__ import annotations
