@@ -192,7 +192,7 @@ class _Commands(argparse._SubParsersAction):
 
     Why: a command's flags come from its stage's Options class, and importing the stages (pyarrow, numpy,
     tree-sitter, the miners) took about 1.5 s, which ``revmine --help``, ``--version`` and every usage error
-    paid before doing anything; now each command imports only its own stage.
+    paid before doing anything; now a command imports only its own stage's settings module (``options.py``).
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -970,8 +970,9 @@ def _main(argv: list[str] | None) -> int:
         with command_output(_output(args), keep=_resumable, command=" ".join(["revmine", *(argv or sys.argv[1:])]),
                             wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args),
                             directory=_writes_a_folder(args)), warnings.catch_warnings():
-            warnings.simplefilter("always")  # shown once each by _warning_line
+            warnings.simplefilter("always")  # shown once each by _warning_line, per command
             warnings.showwarning = _warning_line
+            _WARNED.clear()
             status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback
         if os.environ.get("REVMINE_DEBUG"):
