@@ -113,7 +113,12 @@ def test_paging_boundaries_search_filters_and_rows(run: Path, url: str) -> None:
     ("/api/rows", {"level": "pairs", "split": "train", "limit": "0"}, f"limit 0 is not between 1 and {MAX_LIMIT}"),
     ("/api/rows", {"level": "pairs", "split": "train", "limit": str(MAX_LIMIT + 1)},
      f"limit {MAX_LIMIT + 1} is not between 1 and {MAX_LIMIT}"),
-    ("/api/rows", {"level": "pairs", "split": "train", "sort": "id"}, "unknown parameter 'sort'"),
+    ("/api/rows", {"level": "pairs", "split": "train", "sort": "id"},
+     "sort 'id' is not one of source, project, language, match_rule, changed, tokens:m_s_abstract, tokens:m_r_abstract"),
+    ("/api/rows", {"level": "pairs", "split": "train", "len": "comment", "min": "3"},
+     "length column 'comment' is not one of m_s_abstract, m_r_abstract"),
+    ("/api/rows", {"level": "pairs", "split": "train", "max": "3"}, "a length range needs the column it measures"),
+    ("/api/rows", {"level": "pairs", "split": "train", "order": "up"}, "unknown parameter 'order'"),
     ("/api/rows", {"level": "pairs", "split": "train", "f.m_s": "x"},
      "filter column 'm_s' is not one of source, project, language, match_rule, changed"),
     ("/api/rows", {"level": "hunks", "split": "train", "f.y": "yes"},
@@ -126,6 +131,22 @@ def test_bad_parameters_are_one_clear_line(url: str, path: str, params: dict[str
     response = get(url, path, **params)
     assert response.status_code == 400
     assert response.json()["error"].startswith(error)
+
+
+def test_sorts_and_length_ranges(run: Path, url: str) -> None:
+    """Issue 30's follow-ups: a sort by a column or by a text's length in tokens (stable: ties in file order), and
+    a range of lengths, against the rows found here in plain Python."""
+    rows = expected(run, "triplets", "train")
+    tokens = {r["_row"]: len((r["m_s_abstract"] or "").split()) for r in rows}
+    longest = get(url, "/api/rows", level="triplets", split="train", sort="tokens:m_s_abstract", desc="1",
+                  limit=MAX_LIMIT).json()
+    assert [r["_row"] for r in longest["rows"]] == [r["_row"] for r in sorted(rows, key=lambda r: -tokens[r["_row"]])]
+    by_project = get(url, "/api/rows", level="triplets", split="train", sort="project", limit=MAX_LIMIT).json()
+    assert [r["_row"] for r in by_project["rows"]] == [r["_row"] for r in sorted(rows, key=lambda r: r["project"])]
+    ranged = get(url, "/api/rows", level="triplets", split="train", len="m_s_abstract", min="20", max="60",
+                 limit=MAX_LIMIT).json()
+    inside = [r["_row"] for r in rows if 20 <= tokens[r["_row"]] <= 60]
+    assert [r["_row"] for r in ranged["rows"]] == inside and 0 < len(inside) < len(rows)
 
 
 def test_a_row_of_another_level_is_refused(run: Path, url: str) -> None:
@@ -194,6 +215,23 @@ def test_the_page_in_chromium(run: Path, url: str, browser: Any) -> None:
     commented = expected(run, "hunks", "test", y=1)
     expect(total).to_have_attribute("data-total", str(len(commented)))
     expect(page.locator("#rows tbody tr")).to_have_count(len(commented))
+
+    # a length range and a sort, kept in the address: a reload (or a shared link) shows the same rows
+    page.click("#levels button[data-name=triplets]")
+    page.click("#splits button[data-name=train]")
+    page.select_option("#len", "m_s_abstract")
+    page.fill("#min", "20")
+    page.select_option("#sort", "-tokens:m_s_abstract")
+    rows = expected(run, "triplets", "train")
+    longest = sorted((r for r in rows if len(r["m_s_abstract"].split()) >= 20), key=lambda r: -len(r["m_s_abstract"].split()))
+    expect(total).to_have_attribute("data-total", str(len(longest)))
+    shown = page.eval_on_selector_all("#rows tbody tr", "rows => rows.map(r => +r.dataset.row)")
+    assert shown == [r["_row"] for r in longest[:PAGE_SIZE]]
+    assert "sort=-tokens%3Am_s_abstract" in page.url and "min=20" in page.url
+    page.reload()
+    expect(total).to_have_attribute("data-total", str(len(longest)))
+    assert page.eval_on_selector_all("#rows tbody tr", "rows => rows.map(r => +r.dataset.row)") == shown
+    assert page.input_value("#min") == "20" and page.input_value("#sort") == "-tokens:m_s_abstract"
     assert errors == []
     page.close()
 

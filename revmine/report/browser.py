@@ -24,7 +24,7 @@ from .row_views import BadRequest, Query, RunRows
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 PAGE_SIZE = 25
-_ONE = {"level", "split", "offset", "limit", "q", "in", "row"}
+_ONE = {"level", "split", "offset", "limit", "q", "in", "row", "sort", "desc", "len", "min", "max"}
 
 
 def make_server(run: str | Path, port: int = DEFAULT_PORT) -> ThreadingHTTPServer:
@@ -48,7 +48,9 @@ def make_server(run: str | Path, port: int = DEFAULT_PORT) -> ThreadingHTTPServe
                 if url.path == "/api/rows":
                     filters = tuple(sorted((k[2:], v) for k, v in params.items() if k.startswith("f.")))
                     query = Query(_need(params, "level"), _need(params, "split"), params.get("q", ""),
-                                  params.get("in", ""), filters)
+                                  params.get("in", ""), filters, params.get("sort", ""), params.get("desc") == "1",
+                                  params.get("len", ""), _int(params, "min", None) if "min" in params else None,
+                                  _int(params, "max", None) if "max" in params else None)
                     return self._send(HTTPStatus.OK, rows.page(query, _int(params, "offset", 0),
                                                                _int(params, "limit", PAGE_SIZE)))
                 if url.path == "/api/values":

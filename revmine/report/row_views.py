@@ -1,5 +1,6 @@
 """Pages of a run's rows for ``revmine browse``: every split of the triplets, pairs and hunks, one page at a time,
-with a case-insensitive text search and filters by column value, on files of any size.
+with a case-insensitive text search, filters by column value and by a text's length in tokens, and a sort by a
+column or a length (stable: ties in file order), on files of any size.
 
 A view (level, split, search, filters) is the sorted list of the matching rows' positions in their file, found by
 reading only the columns it tests, one batch at a time (memory holds one batch and the positions: 8 bytes a row
@@ -51,6 +52,7 @@ class Level:
     filters: tuple[str, ...]
     code: tuple[str, ...]
     kind: str | None  # the value of ``kind`` its rows have in the split files; None: the hunk file
+    measured: tuple[str, ...] = ()  # texts whose length in whitespace tokens rows are sorted and filtered by
 
     def file(self, run: Path, split: str) -> Path:
         return run / "splits" / (f"{split}.parquet" if self.kind else "hunks.parquet")
@@ -64,16 +66,19 @@ LEVELS = {level.name: level for level in (
     Level("triplets", ("project", "language", "method_name", "comment", "m_s"),
           ("comment", "m_s", "m_r", "method_name", "path", "id"),
           ("source", "project", "language", "comment_author_kind", "match_rule"),
-          ("m_s", "comment", "m_r", "m_s_abstract", "comment_abstract", "m_r_abstract", "m_s_marked"), "triplet"),
+          ("m_s", "comment", "m_r", "m_s_abstract", "comment_abstract", "m_r_abstract", "m_s_marked"), "triplet",
+          ("m_s_abstract", "m_r_abstract", "comment")),
     Level("pairs", ("project", "language", "method_name", "m_s", "m_r"),
           ("m_s", "m_r", "method_name", "path", "id"),
           ("source", "project", "language", "match_rule", "changed"),
-          ("m_s", "m_r", "m_s_abstract", "m_r_abstract"), "pair"),
+          ("m_s", "m_r", "m_s_abstract", "m_r_abstract"), "pair", ("m_s_abstract", "m_r_abstract")),
     Level("hunks", ("project", "language", "path", "y", "comment", "patch"),
           ("comment", "patch", "new_hunk", "path"),
           ("source", "project", "language", "y"),
-          ("patch", "comment", "new_hunk", "old", "new"), None),
+          ("patch", "comment", "new_hunk", "old", "new"), None, ("patch", "comment")),
 )}
+#: how a sort by a text's length is named (``tokens:m_s_abstract``)
+TOKENS = "tokens:"
 
 
 class BadRequest(ValueError):
@@ -90,6 +95,13 @@ class Query:
     text: str = ""
     column: str = ""
     filters: tuple[tuple[str, str], ...] = ()
+    #: a filter column, or ``tokens:`` and a measured column (its length in whitespace tokens); "": file order
+    sort: str = ""
+    descending: bool = False
+    #: a measured column whose length in tokens must be within ``shortest``..``longest`` (either may be None)
+    length: str = ""
+    shortest: int | None = None
+    longest: int | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -102,6 +114,13 @@ class Query:
         for name, _ in self.filters:
             if name not in level.filters:
                 raise BadRequest(f"filter column {name!r} is not one of {', '.join(level.filters)}")
+        sorts = [*level.filters, *(TOKENS + name for name in level.measured)]
+        if self.sort and self.sort not in sorts:
+            raise BadRequest(f"sort {self.sort!r} is not one of {', '.join(sorts)}")
+        if self.length and self.length not in level.measured:
+            raise BadRequest(f"length column {self.length!r} is not one of {', '.join(level.measured)}")
+        if (self.shortest is not None or self.longest is not None) and not self.length:
+            raise BadRequest("a length range needs the column it measures (len)")
 
 
 class RunRows:
@@ -122,7 +141,7 @@ class RunRows:
             if not all(level.file(self.run, split).exists() for split in SPLITS):
                 continue
             found.append({"name": level.name, "filters": list(level.filters), "searched": list(level.searched),
-                          "shown": list(level.shown), "code": list(level.code),
+                          "shown": list(level.shown), "code": list(level.code), "measured": list(level.measured),
                           "splits": [{"name": split, "label": HF_SPLITS[split],
                                       "rows": len(self._view(Query(level.name, split)))} for split in SPLITS]})
         return found
@@ -195,8 +214,10 @@ class RunRows:
         searched = [query.column] if query.column else list(level.searched)
         types = self._handle(path).schema_arrow
         filters = [(name, _typed(value_text, types.field(name).type, name)) for name, value_text in query.filters]
-        needed = list(dict.fromkeys([column, *(n for n, _ in filters), *(searched if query.text else [])]))
-        found, start = [], 0
+        by = query.sort.removeprefix(TOKENS)
+        needed = list(dict.fromkeys([column, *(n for n, _ in filters), *(searched if query.text else []),
+                                     *([query.length] if query.length else []), *([by] if by else [])]))
+        found, keys, start = [], [], 0
         for batch in self._batches(path, needed):
             mask = pc.equal(batch[column], value)
             for name, wanted in filters:
@@ -207,9 +228,24 @@ class RunRows:
                     matched = pc.match_substring(batch[name], query.text, ignore_case=True)
                     hit = matched if hit is None else pc.or_(hit, matched)
                 mask = pc.and_(mask, hit)
-            found.append(np.flatnonzero(pc.fill_null(mask, False).to_numpy(zero_copy_only=False)) + start)
+            if query.length:
+                tokens = _tokens(batch[query.length])
+                if query.shortest is not None:
+                    mask = pc.and_(mask, pc.greater_equal(tokens, query.shortest))
+                if query.longest is not None:
+                    mask = pc.and_(mask, pc.less_equal(tokens, query.longest))
+            here = np.flatnonzero(pc.fill_null(mask, False).to_numpy(zero_copy_only=False))
+            found.append(here + start)
+            if by:  # the sort key of each row kept (a length, or a filter column's short value)
+                key = _tokens(batch[by]) if query.sort.startswith(TOKENS) else batch[by]
+                keys.append(key.take(pa.array(here, pa.int64())))
             start += batch.num_rows
-        return np.concatenate(found) if found else np.empty(0, np.int64)
+        positions = np.concatenate(found) if found else np.empty(0, np.int64)
+        if by and len(positions):  # Arrow's sort is stable: ties stay in file order
+            order = pc.array_sort_indices(pa.concat_arrays(keys), order="descending" if query.descending
+                                          else "ascending", null_placement="at_end")
+            positions = positions[order.to_numpy()]
+        return positions
 
     def _handle(self, path: Path) -> pq.ParquetFile:
         if not path.is_file():
@@ -235,6 +271,11 @@ class RunRows:
             table = upgraded(handle.read_row_group(int(group), columns=columns_to_read(found, columns)), found, columns)
             rows += table.take(pa.array(positions[groups == group] - starts[group])).to_pylist()
         return rows
+
+
+def _tokens(texts: pa.Array) -> pa.Array:
+    """The length of each text in whitespace tokens (0 for an empty or missing one)."""
+    return pc.fill_null(pc.list_value_length(pc.utf8_split_whitespace(texts)), 0)
 
 
 def _typed(text: str, type_: pa.DataType, name: str) -> pa.Scalar:
