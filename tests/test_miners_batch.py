@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from miners_server import T0, ForgeServer, Fault, build_forge  # noqa: E402
+from stalling_servers import SilentServer  # noqa: E402
 
 from revmine.miners import JobOptions, run_job  # noqa: E402
 from revmine.miners import jobs  # noqa: E402
@@ -248,36 +249,6 @@ def test_cli_mines_concurrently_and_exits_non_zero_with_the_failures(server, tmp
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["options"]["concurrency"] == 3
     assert [p["status"] for p in manifest["projects"]] == ["mined", "failed", "mined"]
-
-
-class SilentServer:
-    """A server on 127.0.0.1 that accepts every connection and never sends a byte (what made ``revmine run`` hang
-    in ``git fetch`` for as long as it was left)."""
-
-    def __init__(self) -> None:
-        import socket
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/silent.git"
-        self.held: list = []
-        self.accepted = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            self.held.append(conn)
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
 
 
 def test_a_stalled_server_fails_its_project_with_the_reason_and_the_others_are_mined(server, tmp_path, capfd,

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from revmine.cli import main
 from revmine.miners import git
-from revmine.miners.git import GitRepo
+from revmine.miners.git import GitRepo, GitStalled
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stalling_servers import SilentServer, UnreachableServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "examples" / "job.toml"
@@ -109,3 +117,69 @@ def test_files_that_are_not_utf8_text_are_dropped_as_bad_encoding_not_replaced(t
         (DropReason.BAD_ENCODING, "B.java", f"B.java at {shas[0]}: binary (a NUL byte at byte 0)")]
     assert [(r["path_before"], r["content_before"], r["content_after"]) for r in mined.rows] == [
         ("C.java", "class C { int v = 0; /* caf\u00e9 */ }\n", "class C { int v = 1; /* caf\u00e9 */ }\n")]
+
+
+def _processes_naming(text: str) -> list[str]:
+    """Command lines of the running processes that contain ``text`` (a stopped fetch must leave none)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmdline and proc.name.isdigit() and int(proc.name) != os.getpid():
+            found.append(cmdline)
+    return found
+
+
+@pytest.mark.parametrize("kind,said,retries,bound", [
+    ("unreachable", "no connection within 1 s", 1, 6),  # git has no connect timeout: revmine stops it
+    ("silent", "no data for 1 s", 1, 6),  # curl's low-speed limit
+    # curl averages the speed over its last ~6 s, so after some bytes a stall is seen ~6 s later: one try
+    ("headers", "no data for 1 s", 0, 11),
+])
+def test_a_git_host_that_stalls_is_stopped_retried_and_counted(tmp_path, kind, said, retries, bound):
+    """A clone URL whose handshake never completes, that accepts and never answers, or that sends the headers of
+    its ref advertisement and then nothing: each try of ``git fetch`` ends near the stall timeout, the stalls and
+    retries are counted, the sync fails as stalled, and no git process is left behind."""
+    stall = (UnreachableServer() if kind == "unreachable" else
+             SilentServer(headers=b"HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\n"
+                          b"Content-Length: 5000\r\n\r\n001e# service=git-upload-pack\n" if kind == "headers" else None))
+    repo = GitRepo(tmp_path / "clone.git", stall.url, REFSPECS, stall_timeout=1, retries=retries)
+    started = time.monotonic()
+    try:
+        with pytest.raises(GitStalled, match=rf"git fetch from {re.escape(stall.url)} stalled: {said}, {retries + 1} tries"):
+            repo.sync()
+        took = time.monotonic() - started
+        assert not _processes_naming(stall.url)
+    finally:
+        stall.close()
+    # tries of about 1 s (curl checks its limit each second; SIGTERM lets git clean up) and a 1 s wait between
+    assert took < bound, took
+    assert (repo.stats["git_stalls"], repo.stats["retries"]) == (retries + 1, retries)
+
+
+def test_a_fetch_over_http_is_not_cut_by_the_connect_bound(tmp_path):
+    """A real fetch over HTTP (git's dumb protocol from a static server) with a stall timeout of 1 s: the connect
+    phase ends when curl says it is connected, so the fetch succeeds with every ref, and stderr holds no trace."""
+    import functools
+    import http.server
+
+    refs = source_repo(tmp_path / "src")
+    served = tmp_path / "served.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--mirror", str(tmp_path / "src"), str(served)], check=True)
+    subprocess.run(["git", "-C", str(served), "update-server-info"], check=True)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        clone = tmp_path / "clone.git"
+        repo = GitRepo(clone, f"http://127.0.0.1:{httpd.server_address[1]}/served.git", REFSPECS, stall_timeout=1)
+        repo.sync()
+    finally:
+        httpd.shutdown()
+    listed = subprocess.run(["git", "-C", str(clone), "for-each-ref", "--format=%(refname) %(objectname)",
+                             "refs/changes"], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert dict(line.split() for line in listed if line) == refs
+    assert repo.stats["git_stalls"] == 0

@@ -13,9 +13,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from miners_server import Fault, ForgeServer, build_forge  # noqa: E402
+from stalling_servers import SilentServer  # noqa: E402
 
 from revmine.errors import InputError  # noqa: E402
-from revmine.miners.http import (Client, Credentials, MalformedResponse, NotCached, RateLimited,  # noqa: E402
+from revmine.miners.http import (Client, Credentials, MalformedResponse, NotCached, RateLimited, Stalled,  # noqa: E402
                                  RemoteError, credentials_from_env, redact_url)
 
 TOKEN_A, TOKEN_B = "ghp_SECRETaaaaaaaaaaaaaaaaaaaaaaaaaa", "ghp_SECRETbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -387,3 +388,21 @@ def test_a_malformed_credential_in_the_file_names_the_file_and_key(tmp_path):
     assert "SECRET" not in str(err.value) and "pw" not in str(err.value).split("]: ", 1)[1]
     ok = credentials_from_env("gerrit", env={"GERRIT_USER": "jo", "GERRIT_PASSWORD": "p ss\u00e9w\u20ac0rd"})
     assert ok.password == "p ss\u00e9w\u20ac0rd"  # spaces and any letter are a password's right (sent as UTF-8)
+
+
+@pytest.mark.parametrize("headers", [None, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                            b"Content-Length: 1000\r\n\r\n[{\"id\": 1"])
+def test_a_server_that_stops_answering_is_stalled_after_its_retries(tmp_path, headers):
+    """Accepting and never answering, or sending the headers and part of the body then nothing: each try ends after
+    the timeout, is counted and retried, then the request is :class:`Stalled` (requests says ``ConnectionError`` of a
+    body that stalls: before, that was a transport error like a reset one, not a stall)."""
+    silent = SilentServer("/repos/octo/demo/pulls", headers)
+    c = client(tmp_path, timeout=0.5, max_retries=2, cache_mode="off")
+    started = time.monotonic()
+    try:
+        with pytest.raises(Stalled, match=r"/repos/octo/demo/pulls: no answer within 0\.5 s, 3 attempts"):
+            c.get(silent.url, expect=list)
+    finally:
+        silent.close()
+    assert time.monotonic() - started < 3 * 0.5 + 1.5  # three waits of 0.5 s (the backoff sleeps are fake)
+    assert (silent.accepted, c.stats["timeouts"], c.stats["retries"]) == (3, 3, 2)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
+import signal
 import subprocess
 import threading
 import time
@@ -56,7 +58,8 @@ def _bounded(env: dict[str, str], stall_timeout: float) -> dict[str, str]:
 
     git-remote-http has no timeout of its own: a server that accepts the connection and never answers held
     ``git fetch`` forever. curl's low-speed limit (``http.lowSpeedLimit`` 1 byte/s for ``http.lowSpeedTime``)
-    aborts such a transfer, whether it stalls before the first byte or mid-pack, with "Operation too slow"; a
+    aborts such a transfer, whether it stalls before the first byte or mid-pack, with "Operation too slow" (curl
+    averages the speed over its last ~6 s, so a stall after some bytes is seen up to ~6 s late); a
     large fetch that is slow but moving is not cut (git's server sends keep-alive packets while it packs).
     Over ssh, the client's ``ConnectTimeout`` and ``ServerAlive*`` do the same, unless the user set
     ``GIT_SSH_COMMAND``.
@@ -68,6 +71,81 @@ def _bounded(env: dict[str, str], stall_timeout: float) -> dict[str, str]:
         env["GIT_SSH_COMMAND"] = (f"ssh -o ConnectTimeout={seconds} -o ServerAliveInterval={alive} "
                                   "-o ServerAliveCountMax=4")
     return env
+
+
+#: what the stderr of a git command stopped by :func:`_run_connect_bounded` ends with
+_UNCONNECTED = "connection not open within"
+#: curl's trace lines (``GIT_TRACE_CURL``) saying that a connection is being opened, and that it is open
+_CONNECTING = (b"== Info: Trying ", b"== Info: Resolving", b"== Info: Hostname")
+_CONNECTED = (b"== Info: Connected to ", b"== Info: Re-using existing connection")
+#: a trace line starts with its time of day; git's own messages do not
+_TRACE_LINE = re.compile(rb"\d\d:\d\d:\d\d\.\d+ ")
+
+
+def _run_connect_bounded(args: list[str], env: dict[str, str], connect_timeout: float | None
+                         ) -> subprocess.CompletedProcess:
+    """Run a git command over HTTP and stop it when opening a connection takes ``connect_timeout`` seconds
+    (None: no bound); the finished process, its stderr without the trace lines and, if it was stopped, ending
+    with a line saying :data:`_UNCONNECTED`.
+
+    Why: curl's low-speed limit (:func:`_bounded`) counts only once connected, and git exposes no connect timeout:
+    a host that drops the handshake (a firewall) held ``git fetch`` for the kernel's ~2 minutes of SYN retries per
+    try. curl's trace (``GIT_TRACE_CURL``, without data; it redacts credentials) says when a connection is being
+    opened and when it is open: only that phase is timed, so a long transfer or git's local work after it is never
+    cut. The command runs in its own process group (git-remote-http is git's child): SIGTERM lets git remove its
+    lock files, SIGKILL follows if it does not end.
+    """
+    if connect_timeout is None:
+        return subprocess.run(args, capture_output=True, env=env)
+    env = {**env, "GIT_TRACE_CURL": "2", "GIT_TRACE_CURL_NO_DATA": "1"}
+    popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    state = {"since": time.monotonic()}  # since when a connection is being opened (absent: none is)
+    kept: list[bytes] = []
+    out: list[bytes] = []
+
+    def read() -> None:
+        assert popen.stderr is not None
+        for line in popen.stderr:
+            if not _TRACE_LINE.match(line):
+                kept.append(line)
+            elif any(sign in line for sign in _CONNECTING):
+                state.setdefault("since", time.monotonic())
+            elif any(sign in line for sign in _CONNECTED):
+                state.pop("since", None)
+    readers = [threading.Thread(target=read, daemon=True),
+               threading.Thread(target=lambda: out.append(popen.stdout.read()), daemon=True)]  # type: ignore[union-attr]
+    for reader in readers:
+        reader.start()
+    stopped = False
+    while popen.poll() is None:
+        since = state.get("since")
+        if since is not None and time.monotonic() - since > connect_timeout:
+            stopped = True
+            _stop_group(popen)
+            break
+        try:
+            popen.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            pass
+    for reader in readers:
+        reader.join(timeout=5)
+    if stopped:
+        kept.append(f"fatal: {_UNCONNECTED} {connect_timeout:g} s\n".encode())
+    return subprocess.CompletedProcess(args, popen.returncode, b"".join(out), b"".join(kept))
+
+
+def _stop_group(popen: subprocess.Popen) -> None:
+    """Stop a process group: SIGTERM, then SIGKILL after 2 s (see :func:`_run_connect_bounded`)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(popen.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            popen.wait(timeout=2)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 class GitError(OperationError):
@@ -86,7 +164,7 @@ class GitStalled(GitError):
 #: How git says the server answered 401/403: it asks for a user name it cannot prompt for, or says so.
 _REFUSED = ("could not read Username", "Authentication failed", "returned error: 401", "returned error: 403")
 #: How git says a wait was cut by the bounds of :func:`_bounded` (curl's error 28; ssh's timeouts).
-_STALLED = ("Operation too slow", "Operation timed out", "Connection timed out", "Timeout, server")
+_STALLED = (_UNCONNECTED, "Operation too slow", "Operation timed out", "Connection timed out", "Timeout, server")
 
 
 class _Pipe:
@@ -150,8 +228,11 @@ class GitRepo:
         self._pipes: dict[str, _Pipe] = {}
         self._lock = threading.RLock()
 
-    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, env=self._env)
+    def _git(self, *args: str, check: bool = True, network: bool = False) -> subprocess.CompletedProcess:
+        """Run git in the clone; ``network``: a command that talks to the URL, whose connect phase is bounded."""
+        bounded = network and self.url.startswith(("http://", "https://"))
+        proc = _run_connect_bounded(["git", "-C", str(self.path), *args], self._env,
+                                    self.stall_timeout if bounded else None)
         if proc.returncode != 0 and b"No space left on device" in proc.stderr:  # the disk, not the repository
             full = output_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), self.path)
             assert full is not None  # ENOSPC always has its advice
@@ -223,21 +304,24 @@ class GitRepo:
             self.close()
 
     def _fetch(self, *refspecs: str) -> None:
-        """``git fetch`` of ``refspecs`` from the URL; a stall (see :func:`_bounded`) is retried ``retries`` times
-        after 1, 2, 4... s, then is :class:`GitStalled` (each stall and retry counted in ``stats``)."""
+        """``git fetch`` of ``refspecs`` from the URL; a stall (see :func:`_bounded` and :func:`_run_connect_bounded`)
+        is retried ``retries`` times after 1, 2, 4... s, then is :class:`GitStalled` (each stall and retry counted
+        in ``stats``)."""
         what = f"git fetch from {redact_url(self.url)}"
+        stalled = ""
         for attempt in range(self.retries + 1):
             with self.watch.wait(what):
-                proc = self._git("fetch", "--quiet", "--no-tags", self.url, *refspecs, check=False)
+                proc = self._git("fetch", "--quiet", "--no-tags", self.url, *refspecs, check=False, network=True)
             if proc.returncode == 0:
                 return
             if not any(sign.encode() in proc.stderr for sign in _STALLED):
                 self._fail(proc, ("fetch",))
+            stalled = "no connection within" if _UNCONNECTED.encode() in proc.stderr else "no data for"
             self.stats.add("git_stalls")
             if attempt < self.retries:
                 self.stats.add("retries")
                 time.sleep(min(2 ** attempt, 60))
-        raise GitStalled(f"{self.path}: {what} stalled: no data for {self.stall_timeout:g} s, "
+        raise GitStalled(f"{self.path}: {what} stalled: {stalled} {self.stall_timeout:g} s, "
                          f"{self.retries + 1} tries")
 
     # --- object reads through one cat-file process ---------------------------------------------------

@@ -32,7 +32,7 @@ Decisions
   decoded (cut short, a proxy's HTML page, Gerrit JSON without its prefix: what a failing gateway sends)
   are retried with exponential backoff, ``max_retries`` times, then raise one error naming the URL and
   what was wrong; a request that timed out every time (``timeout``: seconds to connect, and between two
-  bytes of the answer) is :class:`Stalled`, which fails a job's project as stalled. While a request waits,
+  bytes of the answer, headers or body) is :class:`Stalled`, which fails a job's project as stalled. While a request waits,
   the job's :class:`~revmine.runtime.progress.Watch` says which one. A body that decodes but has the wrong
   shape is not retried (the forge would answer the same). Other 4xx raise :class:`RemoteError` with the body's ``message`` (secrets redacted).
   Clock and sleep are injectable.
@@ -82,6 +82,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ReadTimeoutError
 
 from ..errors import InputError, OperationError
 from ..io.textio import read_toml
@@ -289,6 +290,17 @@ def _check_secret(value: Any, path: str | Path | None, where: str, rule: tuple[r
         what = ("must be a string" if not isinstance(value, str) else
                 f"holds a character {cannot}: copied with a line end?")
         raise InputError(path or "environment", what, field=where)  # not a setting: a job would claim it
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether a request failed by waiting longer than its timeout: before the answer (``requests.Timeout``) or
+    inside its body, which requests reports as a ``ConnectionError`` around urllib3's ``ReadTimeoutError`` (a
+    server that sends the headers and then nothing is as stalled as one that sends nothing)."""
+    while exc is not None:
+        if isinstance(exc, (requests.Timeout, ReadTimeoutError)):
+            return True
+        exc = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else exc.__cause__
+    return False
 
 
 def _quota(headers: Any, name: str) -> str | None:
@@ -852,7 +864,7 @@ class Client:
                     response = self.session.get(url, **kwargs)
             except (requests.Timeout, requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
                 attempts += 1
-                stalled = isinstance(exc, requests.Timeout)
+                stalled = _timed_out(exc)
                 if stalled:
                     self.stats.add("timeouts")
                 if attempts > self.max_retries:

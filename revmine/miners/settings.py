@@ -43,8 +43,8 @@ class MineOptions:
     robot_comments: bool = option(False, "also mine Gerrit's robot comments (GET /changes/{id}/robotcomments: one "
                                   "request more per change), recorded as a bot's, which the filter drops and counts",
                                   type=bool)
-    stall_timeout: float = option(DEFAULT_STALL_TIMEOUT, "seconds a forge (REST or git) may send nothing before "
-                                  "the wait counts as a stall: retried, then the project fails as stalled and the "
+    stall_timeout: float = option(DEFAULT_STALL_TIMEOUT, "seconds a forge (REST or git) may take to open a "
+                                  "connection or send nothing before the wait counts as a stall: retried, then the project fails as stalled and the "
                                   "others go on", above=0)
     known_accounts: Path | None = option(None, "a CSV of more bot and AI-reviewer accounts (the columns of "
                                          "revmine/data/review_bots.csv: a project's CI accounts...), added to the "
