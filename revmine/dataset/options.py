@@ -79,6 +79,9 @@ class ExportOptions:
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",
                                               type=str, items=True, choices=REPRESENTATIONS)
+    pseudonyms: bool = option(True, "replace comment authors with keyed hashes and e-mails, @mentions and "
+                                    "participants' names in comment, m_s and m_r with placeholders "
+                                    "(revmine.dataset.pseudonyms; the OpenNMT files are left as they were)")
     #: where the per-row work (text lines, representations) runs (:mod:`revmine.runtime.engine`; None: here); the files
     #: are read and written here, so workers need no access to them
     engine: Engine | None = field(default=None, compare=False, repr=False)
