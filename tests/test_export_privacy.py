@@ -1,4 +1,4 @@
-"""Pseudonyms in exports (revmine.dataset.pseudonyms): keyed hashes for authors, placeholders for people in texts,
+"""Pseudonyms and secrets in exports (revmine.dataset.pseudonyms, .secret_scan): keyed hashes for authors, placeholders for people in texts,
 the key kept out of every output, the OpenNMT files as they were."""
 
 from __future__ import annotations
@@ -85,3 +85,28 @@ def test_export_pseudonymises_every_format_but_leaves_opennmt_bytes(tmp_path, mo
             assert b"Alice Smith" not in data, path
     card = (tmp_path / "hidden/README.md").read_text()
     assert "## Personal and sensitive information" in card and "HMAC-SHA256" in card
+
+
+# secrets of the documented shapes: AWS's example key id, a GitHub token, a password in a URL, a PEM private key
+AWS, GITHUB = "AKIAIOSFODNN7EXAMPLE", "ghp_" + "x7Kp2" * 7 + "a"
+PLANTED = {"m_s": f'void m() {{ String k = "{AWS}"; }}', "comment": f"use {GITHUB} here",
+           "m_r": 'void m() { get("https://deploy:s3cretPass@ci.example.org/x"); }'}
+
+
+def test_export_redacts_or_drops_rows_holding_secrets(tmp_path, monkeypatch):
+    rows = [candidate(**PLANTED, abstraction_map=json.dumps({f'"{AWS}"': "STRING_0"})), candidate(), candidate()]
+    splits = _splits(tmp_path, rows)
+    redacted = export_dataset(splits, tmp_path / "redacted")
+    out = pq.read_table(tmp_path / "redacted/data/triplets/train-00000-of-00001.parquet").to_pylist()
+    assert redacted["secrets"] == {"mode": "redact", "rows": 1, "type:AWS Access Key": 1, "type:GitHub Token": 1,
+                                   "type:Basic Auth Credentials": 1}
+    assert out[0]["m_s"] == 'void m() { String k = "<secret>"; }' and out[0]["comment"] == "use <secret> here"
+    assert out[0]["abstraction_map"] == json.dumps({'"<secret>"': "STRING_0"})
+    dropped = export_dataset(splits, tmp_path / "dropped", ExportOptions(secrets="drop"))
+    assert dropped["sizes"]["triplets"]["train"] == 2
+    for out_dir in ("redacted", "dropped"):
+        for path in (tmp_path / out_dir).rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert AWS.encode() not in data and GITHUB.encode() not in data and b"s3cretPass" not in data, path
+    assert "1 rows held a secret and were dropped" in (tmp_path / "dropped/README.md").read_text()
