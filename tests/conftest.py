@@ -30,9 +30,12 @@ CREDENTIAL_VARS = ("GITHUB_TOKEN", "GITHUB_TOKENS", "GERRIT_USER", "GERRIT_PASSW
 
 
 @pytest.fixture(autouse=True)
-def hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def hermetic_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in CREDENTIAL_VARS:
         monkeypatch.delenv(name, raising=False)
+    # the export's pseudonym key (revmine.dataset.pseudonyms) goes to a test's own folder, never the user's
+    monkeypatch.delenv("REVMINE_PSEUDONYM_KEY", raising=False)
+    monkeypatch.setenv("REVMINE_PSEUDONYM_KEY_FILE", str(tmp_path_factory.getbasetemp() / "pseudonym.key"))
 
 
 @pytest.fixture

@@ -74,6 +74,8 @@ from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_siz
 from ..runtime.engine import LocalEngine
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from .codereviewer import TASKS, write_codereviewer
+from .secret_scan import SECRET, SecretScanner
+from .pseudonyms import EMAIL, MENTION, PERSON, Pseudonymiser, load_key, pseudonymise_batch
 from .options import FORMATS, ExportOptions
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
@@ -174,16 +176,22 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
                                          "writes them: add it to the export's formats")
         formats = ("codereviewer",)
     card_counts = CardCounts()
+    pseudonymiser = Pseudonymiser(load_key()) if options.pseudonyms else None
+    card_counts.pseudonyms = None if pseudonymiser is None else pseudonymiser.counts
+    scanner = card_counts.secrets = SecretScanner()
     if "codereviewer" not in formats:
         hunks = None
     if hunks is None:  # no hunk-level rows: nothing of CodeReviewer's to write
         formats = tuple(f for f in formats if f != "codereviewer")
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for name, parts in splits.items():
-            _export_split(staging, name, parts, kinds, formats, options, card_counts)
+            _export_split(staging, name, parts, kinds, formats, options, card_counts, pseudonymiser, scanner)
         if hunks is not None:
             card_counts.hunks = _export_hunks(hunks, staging / "codereviewer")
             card_counts.hunk_sources = set(hunks.column("source").to_pylist())
+        for (kind, name), n in scanner.dropped.items():  # the card's sizes are of the rows written
+            sizes[CONFIGS[kind]][name] -= n
+        empty = _empty_splits(sizes)
         spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
         write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
                                                      spt_totals if "spt" in options.representations else None,
@@ -197,7 +205,9 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
         files += [f"codereviewer/{task}-{theirs}.jsonl" for theirs in CODEREVIEWER_SPLITS.values()
                   for task in TASKS]
     return {"sizes": sizes, "levels": _levels(sizes, card_counts.hunks), "split_names": SPLIT_NAMES,
-            "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE)}
+            "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE),
+            "pseudonyms": None if pseudonymiser is None else dict(pseudonymiser.counts),
+            "secrets": {"mode": options.secrets, **scanner.counts}}
 
 
 def _levels(sizes: dict[str, dict[str, int]], hunks: Counter[tuple[str, str, str]] | None) -> dict[str, dict]:
@@ -259,6 +269,8 @@ class CardCounts:
     hunks: Counter[tuple[str, str, str]] | None = None  # CodeReviewer rows per (task, language, split)
     hunk_sources: set[str] = field(default_factory=set)  # the hunk rows' sources, for the card's first paragraph
     spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    pseudonyms: Counter[str] | None = None  # what the pseudonymiser replaced (None: it did not run)
+    secrets: SecretScanner | None = None  # what the secret scan found
 
     def count(self, name: str, batch: pa.RecordBatch) -> None:
         for kind, source, project, language in zip(*(batch.column(n).to_pylist()
@@ -283,7 +295,8 @@ def _part_files(kind: str, name: str, formats: tuple[str, ...], representations:
 
 
 def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats: tuple[str, ...],
-                  options: ExportOptions, card_counts: CardCounts) -> None:
+                  options: ExportOptions, card_counts: CardCounts, pseudonymiser: Pseudonymiser | None,
+                  scanner: SecretScanner) -> None:
     """Stream one split into the files of each kind: Parquet row groups here as batches are read, text from
     :func:`format_rows` (on the engine, in order) as its results come back."""
     representations = options.representations
@@ -301,6 +314,9 @@ def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats:
         def chunks() -> Iterator[tuple[str, pa.RecordBatch]]:
             for batch in parts.iter_batches(BATCH_ROWS):
                 card_counts.count(name, batch)
+                batch = scanner.apply(batch, options.secrets)  # first: the placeholders could cut a secret
+                if pseudonymiser is not None:
+                    batch = pseudonymise_batch(batch, pseudonymiser)
                 for kind in kinds:
                     rows = batch.filter(pc.equal(batch.column("kind"), kind))
                     if rows.num_rows:
@@ -497,12 +513,52 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     if kinds:
         first = CONFIGS[kinds[0]]
         body += _how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable)
-    body += ["## Licence", "", options.licence, "", "## Citation", "",
+    body += [*_personal_section(counts.pseudonyms, formats), *_secrets_section(counts.secrets, options.secrets), "## Licence", "", options.licence, "", "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
              "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
              "thresholds of Project CodeNet (Puri et al., NeurIPS Datasets and Benchmarks 2021).", ""]
     return "\n".join(header) + "\n\n" + "\n".join(body)
 
+
+def _personal_section(replaced: Counter[str] | None, formats: tuple[str, ...]) -> list[str]:
+    """The card's *Personal and sensitive information*, from what :mod:`.pseudonyms` did (Hugging Face's template)."""
+    lines = ["## Personal and sensitive information", ""]
+    if replaced is None:
+        return [*lines, "The rows hold the identities of comment authors as mined (`comment_author`), and comments and "
+                "code as written, e-mail addresses and @mentions included: the export was asked not to "
+                "pseudonymise them.", "", _PROVENANCE, ""]
+    lines += [f"`comment_author` holds a pseudonym: a keyed hash (HMAC-SHA256, `u-` and 16 hex digits) of the "
+              f"identity mined; the same person has the same pseudonym throughout the dataset, and the key stays "
+              f"with whoever built it. In the raw columns `comment`, `m_s` and `m_r`, e-mail addresses became "
+              f"`{EMAIL}` ({replaced['emails']:,}), @mentions in comments `{MENTION}` ({replaced['mentions']:,}; in "
+              f"code an @word is mostly an annotation such as `@Override` and stays) and the names of the change's "
+              f"participants (its comment authors) `{PERSON}` ({replaced['names']:,}); {replaced['identities']:,} author "
+              f"identities were replaced."]
+    if "opennmt" in formats:
+        lines += ["", "The abstracted columns and the OpenNMT files written from them are left as the 2021 "
+                  "dataset's construction makes them (its rebuild compares them byte for byte): the abstraction "
+                  "replaces identifiers and literals in code, but a cleaned comment (`comment_abstract`, `src1`) "
+                  "may still hold a name or an address."]
+    return [*lines, "", _PROVENANCE, ""]
+
+
+def _secrets_section(scanner: SecretScanner | None, mode: str) -> list[str]:
+    """What the secret scan (:mod:`.secret_scan`) found and did, for the card."""
+    lines = ["### Secrets", ""]
+    if mode == "off":
+        return [*lines, "The rows were not scanned for secrets (`secrets = \"off\"`).", ""]
+    found = scanner.counts if scanner is not None else Counter()
+    types = ", ".join(f"{kind[5:]}: {n:,}" for kind, n in sorted(found.items()) if kind.startswith("type:"))
+    action = "dropped" if mode == "drop" else f"redacted (every copy of the value, in every column, is `{SECRET}`)"
+    return [*lines, f"The raw comments and code were scanned with detect-secrets' pattern plugins (API keys, private "
+            f"keys, tokens, passwords in URLs; not its entropy heuristics). {found['rows']:,} rows held a secret and "
+            f"were {action}" + (f" ({types})." if types else "."), ""]
+
+
+#: what the provenance columns reveal, said in every card
+_PROVENANCE = ("The provenance columns (`round_id`, `project`, `change`, `comment_id`) lead back to the review on "
+               "its forge, where the people are named: a pseudonym hides an identity from the file, not from "
+               "someone who follows the link.")
 
 #: the top folder of each format's files
 _FOLDERS = {"parquet": "data", "opennmt": "opennmt", "jsonl": "jsonl", "codereviewer": "codereviewer"}

@@ -19,7 +19,7 @@ from ..runtime.options import check, option
 if TYPE_CHECKING:
     from ..runtime.engine import Engine
 
-__all__ = ["DEFAULT_LICENCE", "FORMATS", "REPRESENTATIONS", "STRATEGIES", "ExportOptions", "SplitOptions"]
+__all__ = ["DEFAULT_LICENCE", "FORMATS", "REPRESENTATIONS", "SECRET_MODES", "STRATEGIES", "ExportOptions", "SplitOptions"]
 
 #: How rows are dealt to splits.
 STRATEGIES = ("random", "project", "time")
@@ -27,6 +27,8 @@ STRATEGIES = ("random", "project", "time")
 FORMATS = ("parquet", "opennmt", "jsonl", "codereviewer")
 #: The representations export can add of each method.
 REPRESENTATIONS = ("tokens", "spt")
+#: What export does with a row holding a secret (revmine.dataset.secret_scan, which imports detect-secrets)
+SECRET_MODES = ("redact", "drop", "off")
 #: What the card says of the data's licence unless the job says otherwise.
 DEFAULT_LICENCE = (
     "The code and the review comments were written by the contributors of the projects listed under "
@@ -79,6 +81,11 @@ class ExportOptions:
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",
                                               type=str, items=True, choices=REPRESENTATIONS)
+    pseudonyms: bool = option(True, "replace comment authors with keyed hashes and e-mails, @mentions and "
+                                    "participants' names in comment, m_s and m_r with placeholders "
+                                    "(revmine.dataset.pseudonyms; the OpenNMT files are left as they were)")
+    secrets: str = option("redact", "rows whose comment, m_s or m_r holds a secret (detect-secrets' pattern plugins): "
+                                    "redact (every copy becomes <secret>), drop, or off", choices=SECRET_MODES)
     #: where the per-row work (text lines, representations) runs (:mod:`revmine.runtime.engine`; None: here); the files
     #: are read and written here, so workers need no access to them
     engine: Engine | None = field(default=None, compare=False, repr=False)
