@@ -269,6 +269,17 @@ def test_dropped_rows_of_every_stage_name_their_reason_in_reason(example_run: Pa
     assert report_run.run_report_data(copy)["funnel"] == report_run.run_report_data(example_run)["funnel"]
 
 
+def test_the_report_says_what_export_did_to_people_and_secrets(example_run: Path) -> None:
+    """Issue 26: the run report's publishing section, counted here from the exported rows."""
+    authors = [a for part in (example_run / "dataset" / "data").glob("*/*.parquet")
+               for a in pq.read_table(part, columns=["comment_author"])["comment_author"].to_pylist() if a]
+    assert authors and all(a.startswith("u-") and len(a) == 18 for a in authors)
+    rows = dict(report_run.run_report_data(example_run)["publishing"])
+    assert rows["pseudonyms"].startswith(f"{len(authors)} author identities replaced by keyed hashes")
+    assert rows["secrets"] == "mode redact: none found"
+    assert 'id="publishing-table"' in (example_run / "report.html").read_text(encoding="utf-8")
+
+
 def test_the_report_reads_the_record_the_pipeline_writes() -> None:
     assert report_run.STATE_FILE == pipeline.STATE_FILE
 

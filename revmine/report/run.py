@@ -90,7 +90,27 @@ def run_report_data(out: Path, sample: int = SAMPLE_SIZE) -> dict[str, Any]:
                 stages=[{"name": name, **{k: state[name].get(k) for k in ("seconds", "fingerprint")}}
                         for name in ("mine", "preprocess", "filter", "split", "export", "score") if name in state],
                 settings=_settings(out, manifest, state), manifest_versions=manifest.get("versions", {}),
+                publishing=_publishing(state),
                 score_report=(out / "scores" / "report.html").is_file())
+
+
+def _publishing(state: dict) -> list[tuple[str, str]]:
+    """What export did to people and secrets, from run.json's export result (the card says it at length); empty
+    before export ran, or for a run from before it recorded it."""
+    result = state.get("export", {}).get("result", {})
+    names, secrets = result.get("pseudonyms"), result.get("secrets")
+    rows: list[tuple[str, str]] = []
+    if names is not None:
+        rows.append(("pseudonyms", f"{names['identities']:,} author identities replaced by keyed hashes; "
+                                   f"{names['emails']:,} e-mail addresses, {names['mentions']:,} @mentions and "
+                                   f"{names['names']:,} participants' names replaced by placeholders"))
+    elif "pseudonyms" in state.get("export", {}).get("settings", {}):
+        rows.append(("pseudonyms", "off: authors as mined"))
+    if secrets is not None:
+        found = {k: v for k, v in secrets.items() if k != "mode"}
+        rows.append(("secrets", f"mode {secrets['mode']}: " + (", ".join(f"{k} {v:,}" for k, v in sorted(found.items()))
+                                                              if found else "none found")))
+    return rows
 
 
 def _hunk_samples(out: Path, hosts: Hosts, size: int, seed: int) -> list[dict[str, Any]]:
