@@ -970,8 +970,7 @@ def _main(argv: list[str] | None) -> int:
         with command_output(_output(args), keep=_resumable, command=" ".join(["revmine", *(argv or sys.argv[1:])]),
                             wait=not _flag(args, "no_lock_wait"), say=functools.partial(_note, args),
                             directory=_writes_a_folder(args)), warnings.catch_warnings():
-            warnings.simplefilter("always")  # shown once each by _warning_line, per command
-            warnings.showwarning = _warning_line
+            warnings.showwarning = _warning_line  # Python's filters decide which warnings show, this how
             _WARNED.clear()
             status = args.func(args)
     except (InputError, OperationError, _Usage) as exc:  # anything else is a bug: it keeps its traceback

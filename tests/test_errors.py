@@ -400,8 +400,8 @@ def test_importing_from_the_folder_that_holds_a_clone_named_revmine_says_so(tmp_
                             "and revmine.__file__ is not None)"], cwd=tmp_path, capture_output=True, text=True)
     if found.stdout.strip() == "True":
         pytest.skip("this installation finds the package itself from there (not an editable install)")
-    done = subprocess.run([sys.executable, "-c", "from revmine import metrics"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", "from revmine.cli import main"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)  # what the revmine command imports first
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"ImportError: 'revmine' is the folder {tmp_path / 'revmine'}, not the installed package: Python was started "

@@ -129,6 +129,9 @@ def _run_connect_bounded(args: list[str], env: dict[str, str], connect_timeout: 
             pass
     for reader in readers:
         reader.join(timeout=5)
+    for stream in (popen.stdout, popen.stderr):  # read to their end by the readers (or the group is gone)
+        if stream is not None:
+            stream.close()
     if stopped:
         kept.append(f"fatal: {_UNCONNECTED} {connect_timeout:g} s\n".encode())
     return subprocess.CompletedProcess(args, popen.returncode, b"".join(out), b"".join(kept))

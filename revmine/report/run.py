@@ -100,10 +100,11 @@ def _publishing(state: dict) -> list[tuple[str, str]]:
     result = state.get("export", {}).get("result", {})
     names, secrets = result.get("pseudonyms"), result.get("secrets")
     rows: list[tuple[str, str]] = []
-    if names is not None:
-        rows.append(("pseudonyms", f"{names['identities']:,} author identities replaced by keyed hashes; "
-                                   f"{names['emails']:,} e-mail addresses, {names['mentions']:,} @mentions and "
-                                   f"{names['names']:,} participants' names replaced by placeholders"))
+    if names is not None:  # a count is absent when nothing was replaced (a job of hunk rows only has no author)
+        rows.append(("pseudonyms", f"{names.get('identities', 0):,} author identities replaced by keyed hashes; "
+                                   f"{names.get('emails', 0):,} e-mail addresses, {names.get('mentions', 0):,} "
+                                   f"@mentions and {names.get('names', 0):,} participants' names replaced by "
+                                   "placeholders"))
     elif "pseudonyms" in state.get("export", {}).get("settings", {}):
         rows.append(("pseudonyms", "off: authors as mined"))
     if secrets is not None:
