@@ -75,6 +75,15 @@ class Progress:
         if self.idle >= STALL_LIMIT:
             raise ListingStalled(self.what, self.idle)
 
+    def unseen(self, page: list[dict], seen: set, key: str) -> list[dict]:
+        """The changes of ``page`` whose ``key`` is not in ``seen`` yet (added to it); a page of only those counts
+        as a step without progress (a server ignoring the time bounds repeats its page)."""
+        fresh = [change for change in page if change[key] not in seen]
+        if page:
+            self.step(len(fresh))
+        seen.update(change[key] for change in fresh)
+        return fresh
+
 
 @dataclass(frozen=True)
 class Drop:

@@ -142,7 +142,7 @@ class GerritMiner(Miner):
         hi = self.until
         while True:
             page = self._query(self.since, hi)
-            yield from self._unseen(page, seen, progress)
+            yield from progress.unseen(page, seen, "_number")
             if not page or not page[-1].get("_more_changes"):
                 return
             oldest = self.updated(page[-1])
@@ -154,21 +154,10 @@ class GerritMiner(Miner):
             while page and page[-1].get("_more_changes"):
                 page = self._query(hi, hi, offset)
                 offset += len(page)
-                yield from self._unseen(page, seen, progress)
+                yield from progress.unseen(page, seen, "_number")
             hi = hi - timedelta(milliseconds=1)
             if hi < self.since:
                 return
-
-    @staticmethod
-    def _unseen(page: list[dict], seen: set[int], progress: Progress) -> Iterator[dict]:
-        """The changes of ``page`` not listed yet (a page of only those stalls the listing, see
-        :data:`~revmine.miners.base.STALL_LIMIT`: a server ignoring the time bounds repeats its page)."""
-        fresh = [change for change in page if change["_number"] not in seen]
-        if page:
-            progress.step(len(fresh))
-        for change in fresh:
-            seen.add(change["_number"])
-            yield change
 
     # --- one change ---------------------------------------------------------------------------------
     def _change_id(self, change: dict) -> str:

@@ -136,12 +136,7 @@ class GitLabMiner(Miner):
         hi, page_no = self.until, 1
         while True:
             page = self._query(hi, page_no)
-            fresh = [mr for mr in page if mr["iid"] not in seen]
-            if page:
-                progress.step(len(fresh))
-            for mr in fresh:
-                seen.add(mr["iid"])
-                yield mr
+            yield from progress.unseen(page, seen, "iid")
             if len(page) < self.page_size:
                 return
             lower = min(self.updated(mr) for mr in page) + MS
