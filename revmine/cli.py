@@ -710,18 +710,21 @@ def _stage_engine(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
-    from .dataset.options import ExportOptions
+    from .dataset.options import ExportOptions, PublishOptions
 
     p = _stage_command(sub, "export", ExportOptions, ("--splits", "directory with train/eval/test.parquet"),
                        _run_export, stdin=False)
+    add_arguments(p.add_argument_group("what may be published (a job file's [publish])"), PublishOptions)
     _add_engine_arguments(p)
 
 
 def _run_export(args: argparse.Namespace) -> int:
     from .dataset.export import ExportOptions, export_dataset
+    from .dataset.options import PublishOptions
 
     with _stage_engine(args) as engine:
-        result = export_dataset(args.splits, args.out, from_args(ExportOptions, args, engine=engine),
+        options = from_args(ExportOptions, args, engine=engine, publish=from_args(PublishOptions, args))
+        result = export_dataset(args.splits, args.out, options,
                                 note=functools.partial(_note, args))
     _emit(args, result)
     return 0

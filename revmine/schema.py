@@ -41,7 +41,7 @@ COMMENT_TYPE = pa.struct([
     pa.field("author_evidence", pa.string()),  # e.g. "type=Bot;login=[bot]", "tags=SERVICE_USER"
 ])
 
-ROUNDS_NAME, ROUNDS_VERSION = "rounds", 3  # 2: language, content_base; 3: comments' author_kind, author_evidence
+ROUNDS_NAME, ROUNDS_VERSION = "rounds", 4  # 2: language, content_base; 3: comments' author_kind, author_evidence; 4: licence
 
 #: One row per (review round, file in a language mined): the file at the change's base, as submitted, as
 #: revised, and the comments on it.
@@ -62,6 +62,9 @@ ROUNDS_SCHEMA = _versioned(ROUNDS_NAME, ROUNDS_VERSION, [
     pa.field("path_after", pa.string()),  # differs from path_before on a rename; None when deleted
     pa.field("file_status", pa.string()),  # "modified" | "added" | "deleted" | "renamed"
     pa.field("language", pa.string()),  # revmine.lang.languages.language_of the file ("java", "python"...)
+    # rounds/4: the project's licence at the revision submitted, an SPDX expression (revmine.miners.licences):
+    # "NOASSERTION" when licence files are there but none is recognised, None when there is none
+    pa.field("licence", pa.string()),
     # the file at the parent of the revision submitted (Gerrit: the patch set's parent; GitHub: the parent of
     # the pull request's first commit): the side CodeReviewer's diff hunks start from; None when absent there
     pa.field("content_base", pa.large_string()),
@@ -112,7 +115,7 @@ class AuthorKind:
     ALL = (HUMAN, BOT, AI_REVIEWER)
 
 
-CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 4  # 3: language; 4: comment_author_kind, _evidence
+CANDIDATES_NAME, CANDIDATES_VERSION = "candidates", 5  # 3: language; 4: comment_author_kind, _evidence; 5: licence
 
 #: Provenance shared by candidate and dropped rows: back to the round, the file and the comment.
 _PROVENANCE_FIELDS: list[pa.Field] = [
@@ -123,6 +126,7 @@ _PROVENANCE_FIELDS: list[pa.Field] = [
     pa.field("round", pa.int32(), nullable=False),
     pa.field("path", pa.string()),  # the file as submitted (path_before; path_after when there is none)
     pa.field("language", pa.string()),  # the file's language (rounds' language)
+    pa.field("licence", pa.string()),  # the project's licence at the revision submitted (rounds' licence)
     pa.field("comment_id", pa.string()),
     pa.field("comment_author", pa.string()),
     pa.field("comment_is_owner", pa.bool_()),
@@ -163,7 +167,7 @@ CANDIDATES_SCHEMA = _versioned(CANDIDATES_NAME, CANDIDATES_VERSION, [
     pa.field("m_s_marked", pa.large_string()),
 ])
 
-DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 3  # 2: language; 3: comment_author_kind, _evidence
+DROPPED_NAME, DROPPED_VERSION = "preprocess_dropped", 4  # 2: language; 3: comment_author_kind, _evidence; 4: licence
 
 #: Every input of the preprocess stage that made no candidate, with the reason (``DropReason``).
 DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
@@ -178,7 +182,7 @@ DROPPED_SCHEMA = _versioned(DROPPED_NAME, DROPPED_VERSION, [
     pa.field("end_line_before", pa.int32()),
 ])
 
-HUNKS_NAME, HUNKS_VERSION = "hunks", 1
+HUNKS_NAME, HUNKS_VERSION = "hunks", 2  # 2: licence
 
 #: Hunk-level rows as CodeReviewer builds them (:mod:`revmine.preprocess.hunks`): every hunk of the change's
 #: base -> submitted diff of a file, once per reviewer comment on it (``y`` = 1) or once without one (``y`` = 0).
@@ -191,6 +195,7 @@ HUNKS_SCHEMA = _versioned(HUNKS_NAME, HUNKS_VERSION, [
     pa.field("round", pa.int32(), nullable=False),
     pa.field("path", pa.string()),
     pa.field("language", pa.string()),
+    pa.field("licence", pa.string()),  # hunks/2: the project's licence (rounds' licence)
     pa.field("oldf", pa.large_string(), nullable=False),  # the whole base file (CodeReviewer's ``oldf``)
     pa.field("hunk_index", pa.int32(), nullable=False),  # 0-based, in the file's diff
     pa.field("old_start", pa.int32()),
@@ -209,7 +214,7 @@ HUNKS_SCHEMA = _versioned(HUNKS_NAME, HUNKS_VERSION, [
     pa.field("comment", pa.string()),
 ])
 
-HUNK_DATASET_NAME, HUNK_DATASET_VERSION = "hunk_dataset", 2  # 2: task, record
+HUNK_DATASET_NAME, HUNK_DATASET_VERSION = "hunk_dataset", 3  # 2: task, record; 3: licence
 
 #: The hunk rows with their split (``splits/hunks.parquet``; CodeReviewer's JSON Lines are exported from it).
 #: A row imported from CodeReviewer's files (``revmine import codereviewer``) keeps its record: the export writes
@@ -229,13 +234,14 @@ _DATASET_KEY_FIELDS: list[pa.Field] = [
     pa.field("cluster_id", pa.string(), nullable=False),
 ]
 
-FILTERED_NAME, FILTERED_VERSION = "filtered", 4  # 3: language; 4: comment_author_kind, _evidence
+FILTERED_NAME, FILTERED_VERSION = "filtered", 5  # 3: language; 4: comment_author_kind, _evidence; 5: licence
 
 #: The candidates that passed every dataset filter (``kept.parquet`` of the filter step).
 FILTERED_SCHEMA = _versioned(FILTERED_NAME, FILTERED_VERSION, [*_DATASET_KEY_FIELDS, *CANDIDATES_SCHEMA])
 
-#: 3: language; 4: comment_author_kind, _evidence; 5: ``filter`` named ``reason``, as every stage's dropped rows
-FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 5
+#: 3: language; 4: comment_author_kind, _evidence; 5: ``filter`` named ``reason``, as every stage's dropped rows;
+#: 6: licence
+FILTER_DROPPED_NAME, FILTER_DROPPED_VERSION = "filter_dropped", 6
 
 #: A candidate removed by a dataset filter or by the split: ``reason`` is the filter's name (the column every
 #: stage's dropped.parquet names its reason in), ``detail`` says why.
@@ -263,7 +269,7 @@ FILTER_REPORT_SCHEMA = _versioned(FILTER_REPORT_NAME, FILTER_REPORT_VERSION, [
     pa.field("ran", pa.bool_(), nullable=False),  # False: the filter was skipped (or had no row to look at)
 ])
 
-DATASET_NAME, DATASET_VERSION = "dataset", 4  # 3: language; 4: comment_author_kind, _evidence
+DATASET_NAME, DATASET_VERSION = "dataset", 5  # 3: language; 4: comment_author_kind, _evidence; 5: licence
 
 #: One example of a split (``train.parquet``, ``eval.parquet``, ``test.parquet``, and the export).
 DATASET_SCHEMA = _versioned(DATASET_NAME, DATASET_VERSION, [
@@ -362,19 +368,25 @@ class Renamed:
 
 
 _NO_AUTHOR_KIND: dict[str, str | None] = {"comment_author_kind": None, "comment_author_evidence": None}
+_NO_LICENCE: dict[str, str | None] = {"licence": None}  # mined before licences were detected: not known
 _ROW_SCHEMAS = ((CANDIDATES_NAME, CANDIDATES_VERSION), (DROPPED_NAME, DROPPED_VERSION),
                 (FILTERED_NAME, FILTERED_VERSION), (DATASET_NAME, DATASET_VERSION))
 _FILTER_REASON = {"reason": Renamed("filter")}
 UPGRADES: dict[str, dict[str, str | Renamed | None]] = {
-    f"{ROUNDS_NAME}/1": {"language": "java", "content_base": None},
-    f"{ROUNDS_NAME}/2": {"comments.author_kind": None, "comments.author_evidence": None},
-    **{f"{name}/{version - 2}": {"language": "java", **_NO_AUTHOR_KIND} for name, version in _ROW_SCHEMAS},
-    **{f"{name}/{version - 1}": dict(_NO_AUTHOR_KIND) for name, version in _ROW_SCHEMAS},
-    f"{FILTER_DROPPED_NAME}/2": {"language": "java", **_NO_AUTHOR_KIND, **_FILTER_REASON},
-    f"{FILTER_DROPPED_NAME}/3": {**_NO_AUTHOR_KIND, **_FILTER_REASON},
-    f"{FILTER_DROPPED_NAME}/4": dict(_FILTER_REASON),
+    f"{ROUNDS_NAME}/1": {"language": "java", "content_base": None, **_NO_LICENCE},
+    f"{ROUNDS_NAME}/2": {"comments.author_kind": None, "comments.author_evidence": None, **_NO_LICENCE},
+    f"{ROUNDS_NAME}/3": dict(_NO_LICENCE),
+    **{f"{name}/{version - 3}": {"language": "java", **_NO_AUTHOR_KIND, **_NO_LICENCE} for name, version in _ROW_SCHEMAS},
+    **{f"{name}/{version - 2}": {**_NO_AUTHOR_KIND, **_NO_LICENCE} for name, version in _ROW_SCHEMAS},
+    **{f"{name}/{version - 1}": dict(_NO_LICENCE) for name, version in _ROW_SCHEMAS},
+    f"{FILTER_DROPPED_NAME}/2": {"language": "java", **_NO_AUTHOR_KIND, **_FILTER_REASON, **_NO_LICENCE},
+    f"{FILTER_DROPPED_NAME}/3": {**_NO_AUTHOR_KIND, **_FILTER_REASON, **_NO_LICENCE},
+    f"{FILTER_DROPPED_NAME}/4": {**_FILTER_REASON, **_NO_LICENCE},
+    f"{FILTER_DROPPED_NAME}/5": dict(_NO_LICENCE),
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
-    f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None},  # every row was mined
+    f"{HUNKS_NAME}/1": dict(_NO_LICENCE),
+    f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None, **_NO_LICENCE},  # every row was mined
+    f"{HUNK_DATASET_NAME}/2": dict(_NO_LICENCE),
 }
 
 

@@ -158,6 +158,7 @@ class Forge:
     gitlab_no_link: bool = False  # answer pages without Link (X-Next-Page only)
     gitlab_auth_required: bool = False  # a private project: 401 without a token
     contents: dict[tuple[str, str], str | bytes] = field(default_factory=dict)  # REST fallback content
+    github_license: dict | None = None  # GET /repos/{repo}/license's answer (None: 404, GitHub found no licence)
     faults: list[Fault] = field(default_factory=list)
     log: list[tuple[str, dict]] = field(default_factory=list)
     sent: list[dict] = field(default_factory=list)  # the headers of each answer
@@ -193,17 +194,19 @@ class Forge:
         return self.root / "gitlab.git"
 
 
-def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int = 0, n_mrs: int = 0) -> Forge:
+def build_forge(root: Path, n_changes: int = 6, n_pulls: int = 4, long_pull: int = 0, n_mrs: int = 0,
+                github_files: dict[str, str] | None = None) -> Forge:
     """Gerrit project ``demo/app`` and GitHub repo ``octo/demo`` with known rounds (see ``expected``), and
     GitLab project ``demo/gl`` with ``n_mrs`` merge requests (:func:`gitlab_forge.build_gitlab`).
 
     ``long_pull`` > 0 adds pull request ``n_pulls + 1`` with that many commits, each changing
     ``src/Long.java`` but the last; a reviewer commented on the third to last one (so the next commit
-    that changed the file is not the head)."""
+    that changed the file is not the head). ``github_files`` are more files of ``octo/demo``'s first commit
+    (a LICENSE)."""
     forge = Forge(root)
     root.mkdir(parents=True, exist_ok=True)
     _build_gerrit(forge, n_changes)
-    _build_github(forge, n_pulls, long_pull)
+    _build_github(forge, n_pulls, long_pull, github_files or {})
     if n_mrs:
         from gitlab_forge import build_gitlab  # it builds on this module
 
@@ -283,9 +286,9 @@ def _build_gerrit(forge: Forge, n: int) -> None:
     forge.expected["gerrit_rows"] = rows
 
 
-def _build_github(forge: Forge, n: int, long_pull: int = 0) -> None:
+def _build_github(forge: Forge, n: int, long_pull: int = 0, files: dict[str, str] | None = None) -> None:
     rb = RepoBuilder(forge.github_repo)
-    base = {f"src/A{k}.java": java(f"A{k}", 1) for k in range(1, n + 1)}
+    base = {f"src/A{k}.java": java(f"A{k}", 1) for k in range(1, n + 1)} | (files or {})
     base.update({f"src/B{k}.java": java(f"B{k}", 1) for k in range(1, n + 1)})
     root = rb.commit("refs/heads/main", base)
     plan = {}
@@ -541,6 +544,9 @@ class _Handler(BaseHTTPRequestHandler):
             forge.hits["github_commits"] += 1
             items = forge.github_commits.get(int(m.group(1)))
             items = items and items[:COMMITS_CAP]
+        elif path == "/repos/octo/demo/license":
+            forge.hits["github_license"] += 1
+            items, paged = forge.github_license, False
         elif m := re.fullmatch(r"/repos/octo/demo/contents/(.+)", path):
             forge.hits["github_contents"] += 1
             text = forge.contents.get((query.get("ref", [""])[0], m.group(1)))

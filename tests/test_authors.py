@@ -163,7 +163,7 @@ def test_the_template_check_catches_a_template_account_and_spares_stock_replies(
 
 def test_comments_carry_the_kind_the_forge_shows(github_run):
     root, posted, _ = github_run
-    rows = read_table(root / "mined" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(root / "mined" / "rounds.parquet", expect="rounds/4").to_pylist()
     seen = {c["id"]: c for r in rows for c in r["comments"]}
     assert set(seen) == set(posted)
     for cid, login in posted.items():
@@ -215,7 +215,7 @@ def test_ai_reviewers_kept_or_separated(github_run):
     kept_dropped = read_table(root / "filtered-keep" / "dropped.parquet").to_pylist()
     assert not [r for r in kept_dropped if r["reason"] == "ai_reviewer"]
     separate = read_table(root / "filtered-separate" / "ai_reviewers" / "candidates.parquet",
-                          expect="candidates/4").to_pylist()
+                          expect="candidates/5").to_pylist()
     assert {r["comment_id"] for r in separate} == ai
     # a dataset of their own: the separated file goes through the filter stage like any candidates file
     summary = filter_candidates(root / "filtered-separate" / "ai_reviewers" / "candidates.parquet",
@@ -277,7 +277,7 @@ def test_gerrit_service_user_and_robot_comments_on_the_look_alike(tmp_path):
                     options=JobOptions(progress=False, robot_comments=True))
         mine_gerrit(srv.gerrit_url, "demo/app", tmp_path / "plain", until=UNTIL, clone_url=str(forge.gerrit_repo),
                     options=JobOptions(progress=False))
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/4").to_pylist()
     kinds = {c["id"]: (c["author_kind"], c["author_evidence"]) for r in rows for c in r["comments"]}
     assert kinds["svc1"] == ("bot", "tags=SERVICE_USER")
     assert kinds["rob1"] == ("bot", "robot_comment:checkstyle")
@@ -357,7 +357,7 @@ def test_a_jobs_own_list_names_a_gerrit_ci_account(tmp_path):
         with pytest.raises(InputError, match=r"our-bots.csv:2 \[checked\]"):
             mine_gerrit(srv.gerrit_url, "demo/app", tmp_path / "again", until=UNTIL, clone_url=str(forge.gerrit_repo),
                         options=JobOptions(progress=False, known_accounts=listed))
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/4").to_pylist()
     kinds = {c["id"]: (c["author_kind"], c["author_evidence"]) for r in rows for c in r["comments"]}
     assert kinds["zuul1"] == ("bot", "list=bot:Zuul CI") and kinds["c1a"] == ("human", None)
 

@@ -70,7 +70,7 @@ def test_clean_rows_pass_and_files_are_tagged(tmp_path):
     rows = [candidate(), candidate(kind="pair")]
     summary, kept, dropped = run(tmp_path, rows)
     assert (summary["kept"], summary["dropped"]) == (2, 0)
-    assert schema_id(kept.schema) == "filtered/4" and schema_id(dropped.schema) == "filter_dropped/5"
+    assert schema_id(kept.schema) == "filtered/5" and schema_id(dropped.schema) == "filter_dropped/6"
     assert kept.column("cluster_id").to_pylist() == kept.column("id").to_pylist()
 
 
@@ -264,7 +264,7 @@ def test_triplets_need_their_marked_code_and_old_candidate_files_are_refused(tmp
         filter_candidates(unmarked, tmp_path, FilterOptions(is_noise=never_noise))
     old = table_of([candidate()]).drop_columns(["m_s_marked"])  # written before the 2-encoder input existed
     pq.write_table(old.replace_schema_metadata({"revmine.schema": "candidates/1"}), tmp_path / "old.parquet")
-    with pytest.raises(InputError, match="expected a candidates/4 file, found candidates/1"):
+    with pytest.raises(InputError, match="expected a candidates/5 file, found candidates/1"):
         filter_candidates(tmp_path / "old.parquet", tmp_path / "out", FilterOptions(is_noise=never_noise))
 
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from revmine.dataset.export import ExportOptions, export_dataset
+from revmine.dataset.options import PublishOptions
 from revmine.dataset.pseudonyms import Pseudonymiser, load_key
 from revmine.dataset.split import SPLITS
 from revmine.io.store import write_table
@@ -64,7 +65,7 @@ def test_export_pseudonymises_every_format_but_leaves_opennmt_bytes(tmp_path, mo
             candidate(comment_author="bob", change="7", round_id="gerrit:h:p:7:1",
                       comment="ping @Alice Smith", m_s="void m() { /* bob wrote this */ }")]
     splits = _splits(tmp_path, rows)
-    clear = export_dataset(splits, tmp_path / "clear", ExportOptions(pseudonyms=False))
+    clear = export_dataset(splits, tmp_path / "clear", ExportOptions(publish=PublishOptions(pseudonyms=False)))
     hidden = export_dataset(splits, tmp_path / "hidden")
     for name in (f for f in clear["files"] if f.startswith("opennmt/")):
         assert (tmp_path / "hidden" / name).read_bytes() == (tmp_path / "clear" / name).read_bytes(), name
@@ -102,7 +103,7 @@ def test_export_redacts_or_drops_rows_holding_secrets(tmp_path, monkeypatch):
                                    "type:Basic Auth Credentials": 1}
     assert out[0]["m_s"] == 'void m() { String k = "<secret>"; }' and out[0]["comment"] == "use <secret> here"
     assert out[0]["abstraction_map"] == json.dumps({'"<secret>"': "STRING_0"})
-    dropped = export_dataset(splits, tmp_path / "dropped", ExportOptions(secrets="drop"))
+    dropped = export_dataset(splits, tmp_path / "dropped", ExportOptions(publish=PublishOptions(secrets="drop")))
     assert dropped["sizes"]["triplets"]["train"] == 2
     for out_dir in ("redacted", "dropped"):
         for path in (tmp_path / out_dir).rglob("*"):

@@ -92,7 +92,7 @@ def test_failed_projects_are_recorded_and_the_others_mined(server, tmp_path, mon
         ("mined", None), ("failed", "git_error"), ("failed", "listing_stalled"), ("mined", None),
         ("failed", "bad_credentials"), ("failed", "listing_stalled")]
     assert manifest["totals"]["projects_failed"] == 4
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     mined = {(r["source"], r["project"]) for r in rows}
     assert mined <= {("gerrit", "demo/app"), ("github", "octo/demo"),
                      ("gerrit", "demo/stuck"), ("github", "octo/churn")}  # stalled ones keep what they mined
@@ -123,7 +123,7 @@ def test_failed_projects_are_recorded_and_the_others_mined(server, tmp_path, mon
                                                         "mined", "mined"]
     asked = {p for p, _ in forge.log}
     assert not [p for p in asked if "demo%2Fapp" in p or "/octo/demo/" in p]
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     for source, name, _ in projects:
         if name != "demo/stuck":
             assert sum(r["project"] == name for r in rows) == forge.expected[f"{source}_rows"], name

@@ -56,7 +56,7 @@ def test_gitlab_rounds_positions_and_texts(server, tmp_path):
     # by numeric id, without a clone URL: the project's http_url_to_repo is where git fetches from
     manifest = mine(server, tmp_path / "out", project=str(PROJECT_ID), clone_url=None)
     project = manifest["projects"][0]
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/4").to_pylist()
     assert len(rows) == forge.expected["gitlab_rows"] == project["rows"]
     by = {(int(r["change"]), r["round"], r["path_before"]): r for r in rows}
     statuses = Counter((r["path_before"].split("/")[1][:-len("1.java")], r["round"], r["file_status"]) for r in rows
@@ -255,7 +255,7 @@ url = "{server.gitlab_url}"
 clone_url = "{forge.gitlab_repo}"
 """)
     manifest = run_job(job, options=opts())
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/4").to_pylist()
     assert Counter(r["source"] for r in rows) == {"gerrit": forge.expected["gerrit_rows"],
                                                   "github": forge.expected["github_rows"],
                                                   "gitlab": forge.expected["gitlab_rows"]}

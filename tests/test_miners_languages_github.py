@@ -141,7 +141,7 @@ def server(record):
 def mine(server, record: Record, out: Path, languages: tuple[str, ...] | None) -> tuple[dict, list[dict]]:
     manifest = mine_github(REPO, out, api_url=server.github_api, clone_url=str(record.forge.github_repo),
                            options=JobOptions(progress=False, languages=languages))
-    return manifest["projects"][0], read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    return manifest["projects"][0], read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
 
 
 def check_row(row: dict, want: Expected) -> None:

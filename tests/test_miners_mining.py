@@ -43,7 +43,7 @@ def opts(**kw) -> JobOptions:
 
 
 def keys(out: Path) -> list[tuple[str, str]]:
-    table = read_table(out / "rounds.parquet", expect="rounds/3", columns=["round_id", "path_before"])
+    table = read_table(out / "rounds.parquet", expect="rounds/4", columns=["round_id", "path_before"])
     return sorted(zip(table.column("round_id").to_pylist(), table.column("path_before").to_pylist()))
 
 
@@ -56,7 +56,7 @@ def test_gerrit_rounds(server, tmp_path):
     forge = server.forge
     m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL,
                     clone_url=str(forge.gerrit_repo), options=opts())
-    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(tmp_path / "out" / "rounds.parquet", expect="rounds/4").to_pylist()
     assert len(rows) == forge.expected["gerrit_rows"]
     status = Counter(r["file_status"] for r in rows)
     assert status == {"modified": 2, "renamed": 2, "deleted": 2}
@@ -113,7 +113,9 @@ def test_github_rounds_with_outdated_and_force_pushed(server, tmp_path):
     p = m["projects"][0]
     assert p["dropped_by_kind"] == {"last_revision": len(forge.expected["github_last_commit"])}
     assert p["content_fallbacks"] == 1
-    assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + p["content_fallbacks"]
+    # two a pull request, the listing, the licence endpoint (once a project) and the fallbacks
+    assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + 1 + p["content_fallbacks"]
+    assert server.forge.hits["github_license"] == 1
 
 
 def test_replay_offline_from_cache(server, tmp_path):

@@ -44,7 +44,7 @@ def _example_job(tmp_path: Path, old: str = "", new: str = "") -> Path:
      "['batch_size', 'cache', 'cache_mode', 'concurrency', 'known_accounts', 'languages', 'max_concurrent_per_host', "
      "'out', 'recordings', 'repos', 'robot_comments', 'stall_timeout']"),
     ("[export]", "[export]\nlicence = \"MIT\"", "export",
-     "unknown setting(s) ['licence']; known: ['formats', 'name', 'pseudonyms', 'representations', 'secrets']"),
+     "unknown setting(s) ['licence']; known: ['formats', 'name', 'representations']"),
 ])
 def test_a_bad_setting_in_any_table_stops_the_run_before_any_stage(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, field: str, message: str) -> None:

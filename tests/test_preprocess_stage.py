@@ -132,8 +132,8 @@ def write_rounds(path: Path, rows: list[dict]) -> Path:
 
 def run(tmp_path: Path, rows: list[dict], **kwargs) -> tuple[dict, list[dict], list[dict]]:
     counts = preprocess(write_rounds(tmp_path / "rounds.parquet", rows), tmp_path / "out", **kwargs)
-    candidates = read_table(tmp_path / "out" / "candidates.parquet", expect="candidates/4").to_pylist()
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="preprocess_dropped/3").to_pylist()
+    candidates = read_table(tmp_path / "out" / "candidates.parquet", expect="candidates/5").to_pylist()
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="preprocess_dropped/4").to_pylist()
     return counts, candidates, dropped
 
 
@@ -472,7 +472,7 @@ def test_bad_input_files_name_the_problem(tmp_path):
         preprocess(tmp_path / "partial.parquet", tmp_path / "out")
     write_table(pa.table({"id": ["x"]}), tmp_path / "cands.parquet",
                 metadata={"revmine.schema": "candidates/1"})
-    with pytest.raises(InputError, match="expected a rounds/3 file, found candidates/1"):
+    with pytest.raises(InputError, match="expected a rounds/4 file, found candidates/1"):
         preprocess(tmp_path / "cands.parquet", tmp_path / "out")
     (tmp_path / "idioms.txt").write_bytes(b"size\nna\xefve\n")
     with pytest.raises(InputError, match=r"idioms\.txt:2: undecodable byte"):

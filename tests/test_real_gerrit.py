@@ -46,7 +46,7 @@ def mine(server: GerritServer, out: Path, *extra: str, project: str = "demo") ->
 
 
 def mined(out: Path) -> tuple[list[dict], list[dict]]:
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     return rows, read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()
 
 

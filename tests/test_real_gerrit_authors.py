@@ -67,7 +67,7 @@ def test_service_user_and_robot_comments_are_a_bots_and_dropped(posted, tmp_path
     out = tmp_path / "mined"
     assert main(["-q", "mine", "gerrit", "--url", server.url, "--project", PROJECT, "--out", str(out),
                  "--robot-comments", "true"]) == 0
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     comments = {c["message"]: c for r in rows for c in r["comments"]}
     assert set(comments) == set(who)
     for message, poster in who.items():
@@ -96,5 +96,5 @@ def test_without_the_setting_robot_comments_are_not_asked_for(posted, tmp_path):
     server, who = posted
     out = tmp_path / "mined"
     assert main(["-q", "mine", "gerrit", "--url", server.url, "--project", PROJECT, "--out", str(out)]) == 0
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     assert {c["message"] for r in rows for c in r["comments"]} == {m for m, p in who.items() if p != "robot"}

@@ -58,7 +58,7 @@ def expected(scenario: Scenario, languages: tuple[str, ...]) -> list[dict]:
 
 
 def assert_mined(out: Path, want: list[dict]) -> list[dict]:
-    rows = read_table(out / "rounds.parquet", expect="rounds/3").to_pylist()
+    rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
     got = sorted(({**mined_view(r), "language": r["language"], "content_base": r["content_base"]} for r in rows),
                  key=row_key)
     assert [row_key(r) for r in got] == [row_key(r) for r in want]

@@ -180,15 +180,17 @@ def test_run_json_and_the_report_hold_every_stage_setting(example_run: Path) -> 
     given = tomllib.loads((example_run.parent / "job.toml").read_text())
     html = (example_run / "report.html").read_text(encoding="utf-8")
     for stage, table in (("mine", "job"), ("preprocess", "preprocess"), ("filter", "filter"), ("split", "split"),
-                         ("export", "export"), ("score", "score")):
-        recorded = state[stage]["settings"]
+                         ("export", "export"), ("export", "publish"), ("score", "score")):
+        prefix = "publish." if table == "publish" else ""  # [publish] is recorded with the export that applies it
+        recorded = {k[len(prefix):]: v for k, v in state[stage]["settings"].items()
+                    if k.startswith("publish.") == bool(prefix)}
         keys = [k for k, spec in options.specs(pipeline.sections()[table]).items() if spec.job]
         assert sorted(recorded) == sorted(keys), stage
         for key in keys:
             expected = given.get(table, {}).get(key, pipeline.sections()[table].__dataclass_fields__[key].default)
             if key not in ("recordings", "predictions", "out"):  # paths: made absolute against the job file
                 assert recorded[key] == (list(expected) if isinstance(expected, tuple) else expected), (stage, key)
-            assert f"<td><code>{stage}.{key}</code></td>" in html
+            assert f"<td><code>{stage}.{prefix}{key}</code></td>" in html
     assert state["filter"]["settings"]["max_tokens"] == 100
 
 
@@ -269,6 +271,12 @@ def test_dropped_rows_of_every_stage_name_their_reason_in_reason(example_run: Pa
     assert report_run.run_report_data(copy)["funnel"] == report_run.run_report_data(example_run)["funnel"]
 
 
+def _exported(run: Path) -> list[str]:
+    """The licence of every exported row (triplets and pairs)."""
+    return [licence for part in (run / "dataset" / "data").glob("*/*.parquet")
+            for licence in pq.read_table(part, columns=["licence"])["licence"].to_pylist()]
+
+
 def test_the_report_says_what_export_did_to_people_and_secrets(example_run: Path) -> None:
     """Issue 26: the run report's publishing section, counted here from the exported rows."""
     authors = [a for part in (example_run / "dataset" / "data").glob("*/*.parquet")
@@ -277,6 +285,8 @@ def test_the_report_says_what_export_did_to_people_and_secrets(example_run: Path
     rows = dict(report_run.run_report_data(example_run)["publishing"])
     assert rows["pseudonyms"].startswith(f"{len(authors)} author identities replaced by keyed hashes")
     assert rows["secrets"] == "mode redact: none found"
+    # the example's repositories hold no licence file: every row is counted as having none
+    assert rows["licences"] == f"allowed: any; rows per licence: none {sum(1 for _ in _exported(example_run)):,}"
     assert 'id="publishing-table"' in (example_run / "report.html").read_text(encoding="utf-8")
 
 

@@ -24,6 +24,7 @@ import pytest
 
 from revmine.dataset import export
 from revmine.dataset.export import ExportOptions, export_dataset
+from revmine.dataset.options import PublishOptions
 from revmine.dataset.split import SPLITS, SplitOptions, split_dataset
 from revmine.errors import InputError
 from revmine.filters.stage import FilterOptions, filter_candidates
@@ -373,7 +374,7 @@ def test_streamed_export_writes_fixed_row_groups_that_load_whole(tmp_path, filte
     split) in row groups of 10 and loads whole with datasets; the text files are those of one batch per split,
     and one batch and one row group give the bytes of writing the whole table (the export before streaming)."""
     split_dataset(filtered, tmp_path / "splits")
-    options = ExportOptions(representations=("tokens",), pseudonyms=False)  # the rows as split, to compare bytes
+    options = ExportOptions(representations=("tokens",), publish=PublishOptions(pseudonyms=False))  # the rows as split, to compare bytes
     whole = export_dataset(tmp_path / "splits", tmp_path / "whole", options)
     monkeypatch.setattr(export, "BATCH_ROWS", 7)
     monkeypatch.setattr(export, "ROW_GROUP_ROWS", 10)

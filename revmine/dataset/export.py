@@ -74,6 +74,8 @@ from ..lang.representations import SPT_LANGUAGES, simplified_parse_tree, spt_siz
 from ..runtime.engine import LocalEngine
 from ..schema import DATASET_SCHEMA, FILTER_REPORT_SCHEMA, HUNK_DATASET_SCHEMA
 from .codereviewer import TASKS, write_codereviewer
+from ..io.opt_out import OPT_OUT, read_opt_out
+from .licences import ANY, LicenceGate, category
 from .secret_scan import SECRET, SecretScanner
 from .pseudonyms import EMAIL, MENTION, PERSON, Pseudonymiser, load_key, pseudonymise_batch
 from .options import FORMATS, ExportOptions
@@ -112,6 +114,8 @@ _COLUMN_DOCS = {
     "round": "patch set (Gerrit) or commit index (GitHub) that was reviewed",
     "path": "file as submitted",
     "language": "the file's language (java, python, javascript, typescript, go, c, cpp, csharp, php, ruby)",
+    "licence": "the project's licence at the revision submitted, an SPDX expression (NOASSERTION: licence files "
+               "matching no known licence; empty: none found)",
     "comment_id": "the reviewer comment's id on its host",
     "comment_author": "the comment's author",
     "comment_is_owner": "whether the comment's author owns the change",
@@ -176,7 +180,9 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
                                          "writes them: add it to the export's formats")
         formats = ("codereviewer",)
     card_counts = CardCounts()
-    pseudonymiser = Pseudonymiser(load_key()) if options.pseudonyms else None
+    publish = options.publish
+    pseudonymiser = Pseudonymiser(load_key()) if publish.pseudonyms else None
+    card_counts.withheld = Withheld(LicenceGate(publish.licences), read_opt_out(publish.opt_out))
     card_counts.pseudonyms = None if pseudonymiser is None else pseudonymiser.counts
     scanner = card_counts.secrets = SecretScanner()
     if "codereviewer" not in formats:
@@ -186,8 +192,11 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for name, parts in splits.items():
             _export_split(staging, name, parts, kinds, formats, options, card_counts, pseudonymiser, scanner)
+        for (kind, name), n in card_counts.withheld.by_split.items():  # the card's sizes are of the rows written
+            if kind in CONFIGS:  # (hunk rows are counted by _export_hunks from what it writes)
+                sizes[CONFIGS[kind]][name] -= n
         if hunks is not None:
-            card_counts.hunks = _export_hunks(hunks, staging / "codereviewer")
+            card_counts.hunks = _export_hunks(hunks, staging / "codereviewer", card_counts.withheld, pseudonymiser)
             card_counts.hunk_sources = set(hunks.column("source").to_pylist())
         for (kind, name), n in scanner.dropped.items():  # the card's sizes are of the rows written
             sizes[CONFIGS[kind]][name] -= n
@@ -207,7 +216,7 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     return {"sizes": sizes, "levels": _levels(sizes, card_counts.hunks), "split_names": SPLIT_NAMES,
             "empty_splits": empty, "files": [*files, CARD_FILE], "card": str(out_dir / CARD_FILE),
             "pseudonyms": None if pseudonymiser is None else dict(pseudonymiser.counts),
-            "secrets": {"mode": options.secrets, **scanner.counts}}
+            "secrets": {"mode": publish.secrets, **scanner.counts}, **card_counts.withheld.result()}
 
 
 def _levels(sizes: dict[str, dict[str, int]], hunks: Counter[tuple[str, str, str]] | None) -> dict[str, dict]:
@@ -225,12 +234,24 @@ def _hunks(splits_dir: Path) -> pa.Table | None:
     return read_table(path, expect=HUNK_DATASET_SCHEMA) if path.exists() else None
 
 
-def _export_hunks(hunks: pa.Table, folder: Path) -> Counter[tuple[str, str, str]]:
+def _export_hunks(hunks: pa.Table, folder: Path, withheld: Withheld, pseudonymiser: Pseudonymiser | None
+                  ) -> Counter[tuple[str, str, str]]:
     """CodeReviewer's three files per split (:func:`.codereviewer.write_codereviewer`); rows per (task, language,
-    split) for the card."""
+    split) for the card. Mined rows pass the licence allowlist and the opt-out list as method rows do, and their
+    comments lose e-mails, @mentions and the change's commenters' names (the files hold no author column);
+    imported rows are written as published."""
     counts: Counter[tuple[str, str, str]] = Counter()
     for name, theirs in CODEREVIEWER_SPLITS.items():
-        rows = hunks.filter(pc.equal(hunks.column("split"), name)).to_pylist()
+        rows = [row for row in hunks.filter(pc.equal(hunks.column("split"), name)).to_pylist()
+                if row["task"] is not None or withheld.reason("hunk", row["project"], row["licence"],
+                                                               row["comment_author"], name) is None]
+        if pseudonymiser is not None:
+            participants: dict[tuple, set[str]] = {}
+            for row in rows:
+                participants.setdefault((row["round_id"], row["change"]), set()).add(row["comment_author"] or "")
+            for row in rows:
+                if row["task"] is None:
+                    row["comment"] = pseudonymiser.redact(row["comment"], participants[(row["round_id"], row["change"])])
         write_codereviewer(rows, folder, theirs)
         seen = set()
         for row in rows:
@@ -271,6 +292,7 @@ class CardCounts:
     spt: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     pseudonyms: Counter[str] | None = None  # what the pseudonymiser replaced (None: it did not run)
     secrets: SecretScanner | None = None  # what the secret scan found
+    withheld: Withheld | None = None  # rows left out for their licence or the opt-out list, and rows per licence
 
     def count(self, name: str, batch: pa.RecordBatch) -> None:
         for kind, source, project, language in zip(*(batch.column(n).to_pylist()
@@ -282,6 +304,43 @@ class CardCounts:
     @property
     def languages(self) -> list[str]:
         return sorted({language for _, language, _ in self.per_language})
+
+
+class Withheld:
+    """Rows that may not go out: their project's licence is not on ``[publish] licences`` (:mod:`.licences`), or
+    their comment's author is on the opt-out list; counted per (kind, split) for the card's sizes and per
+    (project, reason) for the card and ``run.json``."""
+
+    def __init__(self, gate: LicenceGate, opted_out: frozenset[str]) -> None:
+        self.gate, self.opted_out = gate, opted_out
+        self.by_split: Counter[tuple[str, str]] = Counter()
+        self.by_project: Counter[tuple[str, str]] = Counter()  # (project, reason)
+
+    def apply(self, batch: pa.RecordBatch, split: str) -> pa.RecordBatch:
+        """The batch's rows that may go out."""
+        keep = [self.reason(*row, split=split) is None for row in zip(*(batch.column(n).to_pylist() for n in (
+            "kind", "project", "licence", "comment_author")))]
+        return batch if all(keep) else batch.filter(pa.array(keep, pa.bool_()))
+
+    def reason(self, kind: str, project: str, licence: str | None, author: str | None, split: str) -> str | None:
+        """Why one row may not go out (None: it may), counted."""
+        why = OPT_OUT if author and author.lower() in self.opted_out else self.gate.reason(project, licence)
+        if why is not None:
+            self.by_split[(kind, split)] += 1
+            self.by_project[(project, why)] += 1
+        return why
+
+    def result(self) -> dict[str, Any]:
+        """``run.json``'s part: rows per licence (as seen, before any was left out) and rows left out per reason
+        and project."""
+        per_licence: Counter[str] = Counter()
+        for (_, licence), n in self.gate.rows.items():
+            per_licence[licence] += n
+        left_out: dict[str, dict[str, int]] = {}
+        for (project, why), n in sorted(self.by_project.items()):
+            left_out.setdefault(why, {})[project] = n
+        return {"licences": {"allowed": list(self.gate.allowed), "rows": dict(per_licence.most_common())},
+                "withheld": left_out}
 
 
 def _part_files(kind: str, name: str, formats: tuple[str, ...], representations: tuple[str, ...]) -> list[str]:
@@ -313,8 +372,9 @@ def _export_split(out: Path, name: str, parts: Parts, kinds: list[str], formats:
 
         def chunks() -> Iterator[tuple[str, pa.RecordBatch]]:
             for batch in parts.iter_batches(BATCH_ROWS):
+                batch = card_counts.withheld.apply(batch, name)
                 card_counts.count(name, batch)
-                batch = scanner.apply(batch, options.secrets)  # first: the placeholders could cut a secret
+                batch = scanner.apply(batch, options.publish.secrets)  # first: the placeholders could cut a secret
                 if pseudonymiser is not None:
                     batch = pseudonymise_batch(batch, pseudonymiser)
                 for kind in kinds:
@@ -513,7 +573,8 @@ def dataset_card(counts: CardCounts, kinds: list[str], sizes: dict[str, dict[str
     if kinds:
         first = CONFIGS[kinds[0]]
         body += _how_to_load(first, next(HF_SPLITS[s] for s in SPLITS if sizes[first][s]), loadable)
-    body += [*_personal_section(counts.pseudonyms, formats), *_secrets_section(counts.secrets, options.secrets), "## Licence", "", options.licence, "", "## Citation", "",
+    body += [*_personal_section(counts.pseudonyms, formats), *_secrets_section(counts.secrets, options.publish.secrets),
+             "## Licence", "", options.licence, "", *_licence_lines(counts.withheld), "## Citation", "",
              "The construction follows Tufano, Masiero Pantiuchina, Watson, Bavota, Poshyvanyk, *Towards Automating "
              "Code Review Activities*, ICSE 2021; near-duplicates follow Allamanis (Onward! 2019) with the "
              "thresholds of Project CodeNet (Puri et al., NeurIPS Datasets and Benchmarks 2021).", ""]
@@ -540,6 +601,50 @@ def _personal_section(replaced: Counter[str] | None, formats: tuple[str, ...]) -
                   "replaces identifiers and literals in code, but a cleaned comment (`comment_abstract`, `src1`) "
                   "may still hold a name or an address."]
     return [*lines, "", _PROVENANCE, ""]
+
+
+def _licence_lines(withheld: Withheld | None) -> list[str]:
+    """Under the card's *Licence*: rows per licence found (:mod:`revmine.miners.licences`), what those licences
+    allow said plainly, and the rows left out for their licence or the opt-out list."""
+    if withheld is None or not withheld.gate.rows:
+        return []
+    per_licence: Counter[str] = Counter()
+    for (_, licence), n in withheld.gate.rows.items():
+        per_licence[licence] += n
+    lines = ["Each row's `licence` is its project's at the revision submitted, as an SPDX expression: the forge's "
+             "answer where it gives one (GitHub's licence endpoint), else the licence files at the top of the "
+             "repository matched to SPDX licences (`NOASSERTION`: files that match none; empty: no licence file).", "",
+             "| licence | kind | rows |", "|---|---|---|"]
+    lines += [f"| {licence} | {category(licence)} | {n:,} |" for licence, n in per_licence.most_common()]
+    by_kind: Counter[str] = Counter()
+    for licence, n in per_licence.items():
+        by_kind[category(licence)] += n
+    lines.append("")
+    if by_kind["copyleft"]:
+        lines.append(f"- {by_kind['copyleft']:,} rows come from code under a copyleft licence: whoever redistributes "
+                     "them takes on its terms (the same licence for derived works, its notices kept).")
+    if by_kind["other"]:
+        lines.append(f"- {by_kind['other']:,} rows come from code under a licence that is neither permissive nor "
+                     "copyleft (source-available, non-commercial, proprietary, or not known to ScanCode's "
+                     "LicenseDB): check it before redistributing.")
+    if by_kind["none"]:
+        lines.append(f"- {by_kind['none']:,} rows come from projects where no licence was found: their code is "
+                     "under copyright with no grant to redistribute it.")
+    allowed = withheld.gate.allowed
+    if ANY not in allowed:
+        lines.append(f"- Only rows whose licence is allowed ({', '.join(allowed)}) were kept: "
+                     + _left_out(withheld, "licence") + "; " + _left_out(withheld, "unknown_licence") + ".")
+    if withheld.opted_out:
+        lines.append(f"- The opt-out list named {len(withheld.opted_out):,} people: "
+                     + _left_out(withheld, OPT_OUT) + " (their comments; the miners leave out their changes too).")
+    return [*lines, ""]
+
+
+def _left_out(withheld: Withheld, reason: str) -> str:
+    """``12 rows left out as licence (a/b: 10, c/d: 2)``."""
+    projects = {project: n for (project, why), n in withheld.by_project.items() if why == reason}
+    listed = ", ".join(f"{p}: {n:,}" for p, n in sorted(projects.items(), key=lambda kv: -kv[1])[:10])
+    return f"{sum(projects.values()):,} rows left out as `{reason}`" + (f" ({listed})" if listed else "")
 
 
 def _secrets_section(scanner: SecretScanner | None, mode: str) -> list[str]:

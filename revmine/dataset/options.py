@@ -19,7 +19,8 @@ from ..runtime.options import check, option
 if TYPE_CHECKING:
     from ..runtime.engine import Engine
 
-__all__ = ["DEFAULT_LICENCE", "FORMATS", "REPRESENTATIONS", "SECRET_MODES", "STRATEGIES", "ExportOptions", "SplitOptions"]
+__all__ = ["DEFAULT_LICENCE", "FORMATS", "REPRESENTATIONS", "SECRET_MODES", "STRATEGIES", "ExportOptions", "PublishOptions",
+           "SplitOptions"]
 
 #: How rows are dealt to splits.
 STRATEGIES = ("random", "project", "time")
@@ -66,6 +67,30 @@ class SplitOptions:
 
 
 @dataclass(frozen=True)
+class PublishOptions:
+    """What may go out and in what form (a job file's ``[publish]``; ``revmine export``'s flags): the settings a
+    researcher who publishes the dataset answers for."""
+
+    pseudonyms: bool = option(True, "replace comment authors with keyed hashes and e-mails, @mentions and "
+                                    "participants' names in comment, m_s and m_r with placeholders "
+                                    "(revmine.dataset.pseudonyms; the OpenNMT files are left as they were)")
+    secrets: str = option("redact", "rows whose comment, m_s or m_r holds a secret (detect-secrets' pattern plugins): "
+                                    "redact (every copy becomes <secret>), drop, or off", choices=SECRET_MODES)
+    licences: tuple[str, ...] = option(("any",), "the licences rows may have: any (nothing left out), permissive "
+                                                 "(ScanCode's Permissive and Public Domain categories) and SPDX ids; "
+                                                 "others are left out as licence, rows with none found as "
+                                                 "unknown_licence", items=True, type=str)
+    opt_out: Path | None = option(None, "a file of accounts and e-mail addresses (one a line) whose comments and "
+                                        "changes are left out (opt_out): by the miners and by the export",
+                                  type=Path, digest=True)
+
+    def __post_init__(self) -> None:
+        check(self)
+        if not self.licences:
+            raise InputError.setting("licences", 'must name at least one licence, or "any"')
+
+
+@dataclass(frozen=True)
 class ExportOptions:
     """What to write and what the card says."""
 
@@ -81,11 +106,7 @@ class ExportOptions:
     representations: tuple[str, ...] = option((), "token streams (tokens) and simplified parse trees (spt, Project "
                                                    "CodeNet) of each method, written to representations/",
                                               type=str, items=True, choices=REPRESENTATIONS)
-    pseudonyms: bool = option(True, "replace comment authors with keyed hashes and e-mails, @mentions and "
-                                    "participants' names in comment, m_s and m_r with placeholders "
-                                    "(revmine.dataset.pseudonyms; the OpenNMT files are left as they were)")
-    secrets: str = option("redact", "rows whose comment, m_s or m_r holds a secret (detect-secrets' pattern plugins): "
-                                    "redact (every copy becomes <secret>), drop, or off", choices=SECRET_MODES)
+    publish: PublishOptions = field(default_factory=PublishOptions)
     #: where the per-row work (text lines, representations) runs (:mod:`revmine.runtime.engine`; None: here); the files
     #: are read and written here, so workers need no access to them
     engine: Engine | None = field(default=None, compare=False, repr=False)

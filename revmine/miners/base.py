@@ -47,6 +47,7 @@ class DropReason(str, Enum):
     COMMITS_CAPPED = "commits_capped"  # the API lists only part of the commits and git cannot list the rest
     OTHER_LANGUAGE = "other_language"  # a .h file whose text is C++ when only C is mined, or C when only C++ is
     BAD_ENCODING = "bad_encoding"  # a revision of the file is not UTF-8 text (invalid UTF-8, or binary: a NUL byte)
+    OPT_OUT = "opt_out"  # the change's owner, or a comment's author, is on the opt-out list ([publish] opt_out)
     # a whole project that failed (one drop with no change; the job goes on with the other projects)
     FORGE_ERROR = "forge_error"  # the forge kept failing after retries, or answered what the API does not document
     BAD_CREDENTIALS = "bad_credentials"  # the forge or its git refused the credentials (HTTP 401/403)
@@ -164,6 +165,11 @@ class Miner(ABC):
     def git_auth_header(self) -> str | None:
         """An ``Authorization`` header git sends to the clone URL's host (None: git fetches anonymously).
         Only the environment of git's processes holds it: never an argument, a URL or a config file."""
+        return None
+
+    def licence_answer(self) -> tuple[str, str, str] | None:
+        """What the forge says of the project's licence, ``(path, blob id, SPDX id)`` of the file it read (None:
+        it says nothing; the licence files are then matched at each commit, :mod:`.licences`)."""
         return None
 
     @abstractmethod

@@ -373,6 +373,27 @@ class GitRepo:
         """The blob id of each (commit, path) (None: no such file there), in one round trip."""
         return [oid for oid, _ in self._batch([f"info {sha}:{path}" for sha, path in wanted])]
 
+    def root_files(self, sha: str) -> dict[str, str] | None:
+        """{name: blob id} of the files at the top of ``sha``'s tree (None: git lacks the commit), one round trip.
+
+        ``cat-file`` gives a tree as git stores it: entries of ``<mode> <name>\\0`` and a 20-byte binary id."""
+        _, data = self._batch([f"contents {sha}^{{tree}}"])[0]
+        if data is None:
+            return None
+        files, at = {}, 0
+        while at < len(data):
+            space, nul = data.index(b" ", at), data.index(b"\0", at)
+            mode, name = data[at:space], data[space + 1:nul].decode("utf-8", "replace")
+            if mode.startswith(b"100"):  # a file (not a folder, 40000; a link, 120000; a submodule, 160000)
+                files[name] = data[nul + 1:nul + 21].hex()
+            at = nul + 21
+        return files
+
+    def blob_text(self, oid: str) -> str | None:
+        """A blob's text by its id (None: git lacks it); bytes that are not UTF-8 are replaced."""
+        _, data = self._batch([f"contents {oid}"])[0]
+        return None if data is None else data.decode("utf-8", "replace")
+
     def read(self, sha: str, path: str) -> str | None:
         """The text of ``path`` at ``sha`` (None: no such file there)."""
         return self.read_many([(sha, path)])[0][0]

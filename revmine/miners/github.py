@@ -45,7 +45,8 @@ from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
 from .base import Drop, DropReason, Fallback, Mined, Miner, Progress
-from .http import Client, MalformedResponse, host_of
+from .http import Client, MalformedResponse, RemoteError, host_of
+from .licences import NOASSERTION
 from .rounds import (ContentReader, Round, base64_contents, last_revision, parse_time, reads, round_rows, typed,
                      typed_time)
 
@@ -90,6 +91,21 @@ class GitHubMiner(Miner):
     def default_clone_url(self) -> str:
         scheme = urlsplit(self.api).scheme or "https"
         return f"{scheme}://{self.host}/{self.project}.git"
+
+    def licence_answer(self) -> tuple[str, str, str] | None:
+        """GitHub's licence endpoint (licensee's answer for the default branch): the file it read, its blob id
+        and the SPDX id; None when the repository has no licence GitHub found (404) or says ``NOASSERTION``."""
+        try:
+            body, response = self.client.get(f"{self.api}/repos/{self.project}/license", expect=dict,
+                                             revalidate=True)
+        except RemoteError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        with self.client.validating(response):
+            path, sha = typed(body, "path", str, "license", True), typed(body, "sha", str, "license", True)
+            spdx = typed(typed(body, "license", dict, "license") or {}, "spdx_id", str, "license.license")
+        return None if not spdx or spdx == NOASSERTION else (path, sha, spdx)
 
     def key(self, pull: dict) -> str:
         return str(pull["number"])

@@ -88,6 +88,8 @@ from .gitlab import DEFAULT_URL as GITLAB_URL
 from .gitlab import GitLabMiner
 from .http import (Client, Credentials, Dialect, Limiter, RateLimited, RemoteError, Stalled, check_url,
                    credentials_from_env, host_of, route)
+from ..io.opt_out import read_opt_out
+from .licences import LicenceReader
 from .rounds import ContentReader, parse_time
 from .settings import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE, DEFAULT_MAX_PER_HOST, DEFAULT_STALL_TIMEOUT, CacheMode
 
@@ -159,6 +161,8 @@ class JobOptions:
     stall_timeout: float | None = None  # seconds without data before a wait is a stall, default DEFAULT_STALL_TIMEOUT
     known_accounts: Path | None = None  # a CSV of more bot / AI-reviewer accounts (revmine.miners.authors)
     accounts: Any = None  # the shipped list and known_accounts' rows, read by resolved() (in the client)
+    opt_out: Path | None = None  # the opt-out list ([publish] opt_out, revmine.io.opt_out)
+    opted_out: frozenset[str] = frozenset()  # its identities, read by resolved()
 
     def resolved(self) -> "JobOptions":
         """A copy with the defaults in place of what neither the caller nor a job file gave."""
@@ -166,7 +170,7 @@ class JobOptions:
                        languages=check_languages(self.languages or DEFAULT_LANGUAGES),
                        robot_comments=bool(self.robot_comments),
                        stall_timeout=self.stall_timeout or DEFAULT_STALL_TIMEOUT,
-                       accounts=known_accounts(self.known_accounts),
+                       accounts=known_accounts(self.known_accounts), opted_out=read_opt_out(self.opt_out),
                        batch_size=self.batch_size or DEFAULT_BATCH_SIZE, concurrency=self.concurrency or 1,
                        max_concurrent_per_host=self.max_concurrent_per_host or DEFAULT_MAX_PER_HOST)
     progress: bool = True
@@ -488,22 +492,41 @@ def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions, client: 
     return repo
 
 
-def _mine_change(miner: Miner, change: dict, repo: GitRepo, fetch: bool) -> tuple[Mined, int]:
-    """Rows and drops of one change, and how many files came from the REST fallback."""
-    reader = ContentReader(repo, miner.fallback(change), fetch=fetch)
+def _mine_change(miner: Miner, change: dict, licences: LicenceReader, fetch: bool,
+                 opted_out: frozenset[str] = frozenset()) -> tuple[Mined, int]:
+    """Rows and drops of one change (without anything of the people on the opt-out list), and how many files
+    came from the REST fallback."""
+    reader = ContentReader(licences.repo, miner.fallback(change), fetch=fetch, licences=licences)
     try:
         mined = miner.rounds(change, reader)
     except RemoteError as exc:
         if exc.status != 404:
             raise
         mined = Mined(drops=[Drop(DropReason.CHANGE_GONE, str(exc), miner.key(change))])  # deleted since listed
-    return mined, reader.fallbacks
+    return (_without(mined, opted_out) if opted_out else mined), reader.fallbacks
 
 
-def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, opts: JobOptions,
+def _without(mined: Mined, opted_out: frozenset[str]) -> Mined:
+    """``mined`` less the rows of changes owned by, and the comments written by, people on the opt-out list: each
+    is a drop (``opt_out``) that names the change and file, never the person."""
+    kept = Mined(drops=list(mined.drops))
+    for row in mined.rows:
+        where = (row["change"], row["path_before"], row["round_id"])
+        if (row["owner"] or "").lower() in opted_out:
+            kept.drops.append(Drop(DropReason.OPT_OUT, "the change's owner is on the opt-out list", *where))
+            continue
+        comments = [c for c in row["comments"] if (c["author"] or "").lower() not in opted_out]
+        kept.drops += [Drop(DropReason.OPT_OUT, "a comment by someone on the opt-out list", *where)
+                       for _ in range(len(row["comments"]) - len(comments))]
+        kept.rows.append({**row, "comments": comments})
+    return kept
+
+
+def _mine_changes(miner: Miner, licences: LicenceReader, output: _Output, http: Counter, opts: JobOptions,
                   shared: _Shared, pool: ThreadPoolExecutor | None, counts: Counter) -> None:
     """Mine every listed change not done yet (in ``pool``, taken in listing order), flushing a batch every
-    ``batch_size`` changes (``http``: the client's live request counts, saved with each batch)."""
+    ``batch_size`` changes (``http``: the client's live request counts, saved with each batch); ``licences``
+    reads the project's repository (one per project: each licence file is matched once)."""
     fetch = opts.cache_mode != "offline"
 
     def todo() -> Iterator[tuple[str, dict]]:
@@ -519,7 +542,7 @@ def _mine_changes(miner: Miner, repo: GitRepo, output: _Output, http: Counter, o
             yield key, change
 
     def mine(item: tuple[str, dict]) -> tuple[Mined, int]:
-        return _mine_change(miner, item[1], repo, fetch)
+        return _mine_change(miner, item[1], licences, fetch, opts.opted_out)
 
     with progress_bar(desc=output.spec.slug, unit="change", enabled=opts.progress, leave=False) as bar:
         for (key, _), mined in _ordered(pool, mine, todo(), THREADS_PER_SLOT * (opts.concurrency or 1)):
@@ -566,7 +589,8 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
         repo = _repo(spec, miner, out, opts, client)
         try:
             with shared.pool(host_of(route(spec.url or spec.api_url, opts.routes))) as pool:  # the host answering
-                _mine_changes(miner, repo, output, client.stats, opts, shared, pool, counts)
+                licences = LicenceReader(repo, miner.licence_answer())
+                _mine_changes(miner, licences, output, client.stats, opts, shared, pool, counts)
         finally:
             repo.close()
     except (RemoteError, GitError, ListingStalled) as exc:
@@ -869,6 +893,9 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         if not isinstance(job["robot_comments"], bool):
             raise InputError(path, "must be true or false", field="job.robot_comments")
         opts.robot_comments = job["robot_comments"]
+    opt_out = read_toml(path).get("publish", {}).get("opt_out")  # [publish]: the pipeline checked its type
+    if isinstance(opt_out, str) and opts.opt_out is None:
+        opts.opt_out = base / opt_out
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
     if "recordings" not in job:
         return run_projects(specs, target, opts, asked=asked)

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES, language_of
 from .base import Drop, Dropped, DropReason, Fallback, Mined, base64_source, no_round
 from .git import GitRepo
+from .licences import LicenceReader
 from .http import BadField, Client, RemoteError
 
 
@@ -111,12 +112,19 @@ class ContentReader:
     so a file's two revisions and the check that their commits exist are asked together.
     """
 
-    def __init__(self, repo: GitRepo, fallback: Fallback | None = None, fetch: bool = True):
+    def __init__(self, repo: GitRepo, fallback: Fallback | None = None, fetch: bool = True,
+                 licences: LicenceReader | None = None):
         self.repo = repo
         self.fallback = fallback
         self.fetch = fetch  # off when replaying offline: no network, and a failed fetch costs ~50 ms
         self.fallbacks = 0
         self._present: dict[str, bool] = {}
+        self.licences = licences or LicenceReader(repo)
+
+    def licence(self, sha: str) -> str | None:
+        """The project's licence at ``sha`` (:mod:`.licences`); None when git lacks the commit (read through the
+        fallback) or it holds no licence file."""
+        return self.licences.at(sha) if self.in_git(sha) else None
 
     def _settle(self, found: dict[str, bool]) -> None:
         """Record commits just looked up; those git lacks are fetched by sha once, together (when allowed)."""
@@ -193,6 +201,7 @@ def file_row(rnd: Round, path: str, comments: list[dict], content: ContentReader
         "revision_before": before, "revision_after": after, "owner": rnd.owner,
         "created": rnd.created, "updated": rnd.updated,
         "path_before": path, "path_after": path_after, "file_status": status, "language": language,
+        "licence": content.licence(before),
         "content_base": content.read_git(base, path) if base is not None and content.in_git(before) else None,
         "content_before": text_before, "content_after": text_after,
         "comments": sorted(comments, key=lambda c: (c["created"] or datetime.min.replace(tzinfo=timezone.utc),

@@ -71,7 +71,7 @@ HUNKS_FILE = "hunks.parquet"
 
 _TEXT_COLUMNS = ("round_id", "source", "project", "change", "path_before", "path_after")
 _CONTENT_COLUMNS = ("content_before", "content_after", "content_base")
-_COLUMNS = (*_TEXT_COLUMNS, "round", "language", *_CONTENT_COLUMNS, "comments")
+_COLUMNS = (*_TEXT_COLUMNS, "round", "language", "licence", *_CONTENT_COLUMNS, "comments")
 
 
 def normalise_source(data: bytes) -> str:
@@ -220,10 +220,11 @@ def _rows(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
     columns = {name: batch.column(name).cast(pa.large_binary()).to_pylist() for name in (*_TEXT_COLUMNS,
                                                                                           *_CONTENT_COLUMNS)}
     rounds, languages = batch.column("round").to_pylist(), batch.column("language").to_pylist()
+    licences = batch.column("licence").to_pylist()
     comments = batch.column("comments")
     for i in range(batch.num_rows):
         row = {name: values[i] for name, values in columns.items()}
-        row["round"], row["language"] = rounds[i], languages[i] or "java"
+        row["round"], row["language"], row["licence"] = rounds[i], languages[i] or "java", licences[i]
         try:
             row["comments"] = comments[i].as_py()
         except UnicodeDecodeError as exc:
@@ -272,7 +273,7 @@ class _File:
         self.provenance = {
             "round_id": text["round_id"], "source": text["source"], "project": text["project"],
             "change": text["change"], "round": row["round"], "path": text["path_before"] or text["path_after"],
-            "language": self.language,
+            "language": self.language, "licence": row.get("licence"),
         }
         self.path_after = text["path_after"]
         self.comments: list[dict[str, Any]] = row["comments"] or []

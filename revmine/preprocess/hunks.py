@@ -234,6 +234,7 @@ def hunk_rows(round_row: Mapping[str, Any], context: int = CONTEXT
         "round_id": round_row["round_id"], "source": round_row["source"], "project": round_row["project"],
         "change": round_row["change"], "round": round_row["round"],
         "path": round_row.get("path_before") or round_row.get("path_after"), "language": round_row.get("language"),
+        "licence": round_row.get("licence"),
     }
     comments = round_row.get("comments") or []
     submitted = round_row.get("content_before")

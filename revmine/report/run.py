@@ -105,12 +105,19 @@ def _publishing(state: dict) -> list[tuple[str, str]]:
                                    f"{names.get('emails', 0):,} e-mail addresses, {names.get('mentions', 0):,} "
                                    f"@mentions and {names.get('names', 0):,} participants' names replaced by "
                                    "placeholders"))
-    elif "pseudonyms" in state.get("export", {}).get("settings", {}):
+    elif "pseudonyms" in result:
         rows.append(("pseudonyms", "off: authors as mined"))
     if secrets is not None:
         found = {k: v for k, v in secrets.items() if k != "mode"}
         rows.append(("secrets", f"mode {secrets['mode']}: " + (", ".join(f"{k} {v:,}" for k, v in sorted(found.items()))
                                                               if found else "none found")))
+    licences = result.get("licences")
+    if licences is not None:
+        rows.append(("licences", f"allowed: {', '.join(licences['allowed'])}; rows per licence: "
+                                 + (", ".join(f"{k} {v:,}" for k, v in licences["rows"].items()) or "none")))
+    for reason, projects in result.get("withheld", {}).items():
+        rows.append((f"left out: {reason}", f"{sum(projects.values()):,} rows ("
+                     + ", ".join(f"{p} {n:,}" for p, n in sorted(projects.items(), key=lambda kv: -kv[1])[:10]) + ")"))
     return rows
 
 
