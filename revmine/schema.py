@@ -290,14 +290,23 @@ OVERLAP_SCHEMA = _versioned(OVERLAP_NAME, OVERLAP_VERSION, [
 ])
 
 #: Rounds (or files of a round) the miners could not produce, with the reason (``OUT/dropped.parquet``).
-MINE_DROPPED_SCHEMA = _versioned("mine_dropped", 1, [
+MINE_DROPPED_NAME, MINE_DROPPED_VERSION = "mine_dropped", 2  # 2: reason the code (was the message), detail
+
+#: A reviewed file, change or project of the mining stage that made no row: ``reason`` is the miners' code
+#: (``revmine.miners.base.DropReason``: last_revision, unreachable, stalled...), as every stage's dropped.parquet
+#: names its reason, ``detail`` the sentence a person reads (the revision, the error).
+MINE_DROPPED_SCHEMA = _versioned(MINE_DROPPED_NAME, MINE_DROPPED_VERSION, [
     pa.field("source", pa.string(), nullable=False),
     pa.field("project", pa.string(), nullable=False),
     pa.field("change", pa.string()),
     pa.field("round_id", pa.string()),
     pa.field("path", pa.string()),
     pa.field("reason", pa.string(), nullable=False),
+    pa.field("detail", pa.string()),
 ])
+
+#: the reason of a dropped row from a file that named none (its sentence is its ``detail``)
+UNRECORDED_REASON = "not_recorded"
 
 
 # --- metrics stage -------------------------------------------------------------------------------------
@@ -373,6 +382,8 @@ UPGRADES: dict[str, dict[str, str | Renamed | None]] = {
     f"{FILTER_DROPPED_NAME}/2": {"language": "java", **_NO_AUTHOR_KIND, **_FILTER_REASON},
     f"{FILTER_DROPPED_NAME}/3": {**_NO_AUTHOR_KIND, **_FILTER_REASON},
     f"{FILTER_DROPPED_NAME}/4": dict(_FILTER_REASON),
+    # mine_dropped/1 had the sentence in ``reason`` and no code
+    f"{MINE_DROPPED_NAME}/{MINE_DROPPED_VERSION - 1}": {"detail": Renamed("reason"), "reason": UNRECORDED_REASON},
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
     f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None},  # every row was mined
 }

@@ -64,7 +64,7 @@ def assert_mined(out: Path, want: list[dict]) -> list[dict]:
     assert [row_key(r) for r in got] == [row_key(r) for r in want]
     for g, w in zip(got, want):
         assert g == w, f"row {row_key(w)} differs"
-    assert read_table(out / "dropped.parquet", expect="mine_dropped/1").num_rows == 0
+    assert read_table(out / "dropped.parquet", expect="mine_dropped/2").num_rows == 0
     return rows
 
 

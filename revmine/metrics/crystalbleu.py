@@ -146,13 +146,15 @@ class CrystalBLEU(Metric):
         if not fours or covered * 2 <= len(fours):
             return
         which = "every example has every 4-gram of its references" if covered == len(fours) else \
-            f"{covered:,} of {len(fours):,} examples ({covered / len(fours):.0%}) have every 4-gram of their references"
+            f"{covered:,} of {len(fours):,} examples ({covered / len(fours):.0%}) have every 4-gram of their " \
+            "references"
         advice = f"the n-grams come from {self._source}; give" if self._fixed is not None else \
             "the n-grams were counted on the references of this one file; give corpus=FILE (a large corpus of the " \
             "language, as the paper) or"
         warnings.warn(f"crystalbleu: {which} among the {self.ignore:,} trivially shared n-grams it ignores, so "
-                      f"{'their predictions' if covered < len(fours) else 'no prediction'} can match {'no' if covered < len(fours) else 'a'} "
-                      f"4-gram (a score of 0 without smoothing): {advice} a smaller ignore, e.g. crystalbleu(ignore=50)",
+                      f"{'their predictions can match no' if covered < len(fours) else 'no prediction can match a'} "
+                      f"4-gram (a score of 0 without smoothing): {advice} a smaller ignore, e.g. "
+                      "crystalbleu(ignore=50)",
                       CrystalBLEUWarning, stacklevel=3)
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
