@@ -95,9 +95,11 @@ class DropReason:
     ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
     # hunk-level rows (CodeReviewer's): which comments make none
     OUTSIDE_HUNK = "outside_hunk"  # the comment's line is in no hunk of the base -> submitted diff
-    OWNER_COMMENT = "owner_comment"  # written by the change's owner, not a reviewer
-    BOT_COMMENT = "bot_comment"  # written by a bot (the comment's author_kind)
-    AI_REVIEWER_COMMENT = "ai_reviewer_comment"  # written by an AI reviewer (the comment's author_kind)
+    # named as the filter stage names the same drop of a triplet (revmine.filters.options.FILTER_NAMES); files
+    # written before said owner_comment, bot_comment and ai_reviewer_comment
+    AUTHOR_COMMENT = "author_comment"  # written by the change's owner, not a reviewer
+    BOT = "bot"  # written by a bot (the comment's author_kind)
+    AI_REVIEWER = "ai_reviewer"  # written by an AI reviewer (the comment's author_kind)
     REPLY = "reply"  # an answer in a thread, not the reviewer's first comment
     NO_BASE = "no_base"  # the base revision's file could not be read (the hunks need it)
 
