@@ -98,9 +98,11 @@ class DropReason:
     ABSTRACTION_FAILED = "abstraction_failed"  # the abstraction raised on this method
     # hunk-level rows (CodeReviewer's): which comments make none
     OUTSIDE_HUNK = "outside_hunk"  # the comment's line is in no hunk of the base -> submitted diff
-    OWNER_COMMENT = "owner_comment"  # written by the change's owner, not a reviewer
-    BOT_COMMENT = "bot_comment"  # written by a bot (the comment's author_kind)
-    AI_REVIEWER_COMMENT = "ai_reviewer_comment"  # written by an AI reviewer (the comment's author_kind)
+    # named as the filter stage names the same drop of a triplet (revmine.filters.options.FILTER_NAMES); files
+    # written before said owner_comment, bot_comment and ai_reviewer_comment
+    AUTHOR_COMMENT = "author_comment"  # written by the change's owner, not a reviewer
+    BOT = "bot"  # written by a bot (the comment's author_kind)
+    AI_REVIEWER = "ai_reviewer"  # written by an AI reviewer (the comment's author_kind)
     REPLY = "reply"  # an answer in a thread, not the reviewer's first comment
     NO_BASE = "no_base"  # the base revision's file could not be read (the hunks need it)
 
@@ -296,14 +298,23 @@ OVERLAP_SCHEMA = _versioned(OVERLAP_NAME, OVERLAP_VERSION, [
 ])
 
 #: Rounds (or files of a round) the miners could not produce, with the reason (``OUT/dropped.parquet``).
-MINE_DROPPED_SCHEMA = _versioned("mine_dropped", 1, [
+MINE_DROPPED_NAME, MINE_DROPPED_VERSION = "mine_dropped", 2  # 2: reason the code (was the message), detail
+
+#: A reviewed file, change or project of the mining stage that made no row: ``reason`` is the miners' code
+#: (``revmine.miners.base.DropReason``: last_revision, unreachable, stalled...), as every stage's dropped.parquet
+#: names its reason, ``detail`` the sentence a person reads (the revision, the error).
+MINE_DROPPED_SCHEMA = _versioned(MINE_DROPPED_NAME, MINE_DROPPED_VERSION, [
     pa.field("source", pa.string(), nullable=False),
     pa.field("project", pa.string(), nullable=False),
     pa.field("change", pa.string()),
     pa.field("round_id", pa.string()),
     pa.field("path", pa.string()),
     pa.field("reason", pa.string(), nullable=False),
+    pa.field("detail", pa.string()),
 ])
+
+#: the reason of a dropped row from a file that named none (its sentence is its ``detail``)
+UNRECORDED_REASON = "not_recorded"
 
 
 # --- metrics stage -------------------------------------------------------------------------------------
@@ -383,6 +394,8 @@ UPGRADES: dict[str, dict[str, str | Renamed | None]] = {
     f"{FILTER_DROPPED_NAME}/3": {**_NO_AUTHOR_KIND, **_FILTER_REASON, **_NO_LICENCE},
     f"{FILTER_DROPPED_NAME}/4": {**_FILTER_REASON, **_NO_LICENCE},
     f"{FILTER_DROPPED_NAME}/5": dict(_NO_LICENCE),
+    # mine_dropped/1 had the sentence in ``reason`` and no code
+    f"{MINE_DROPPED_NAME}/{MINE_DROPPED_VERSION - 1}": {"detail": Renamed("reason"), "reason": UNRECORDED_REASON},
     f"{FILTER_REPORT_NAME}/1": {"language": "all"},  # its rows were per source, over every (Java) row
     f"{HUNKS_NAME}/1": dict(_NO_LICENCE),
     f"{HUNK_DATASET_NAME}/1": {"task": None, "record": None, **_NO_LICENCE},  # every row was mined

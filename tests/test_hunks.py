@@ -185,7 +185,7 @@ def test_comments_pick_their_hunk_by_hand(tmp_path: Path) -> None:
     assert [(r["hunk_index"], r["comment_id"], r["y"]) for r in rows] == [
         (0, "context", 1), (0, "same-hunk", 1), (1, "deleted", 1)]
     assert [(d["comment_id"], d["reason"]) for d in dropped] == [
-        ("nowhere", DropReason.OUTSIDE_HUNK), ("parent", DropReason.WRONG_SIDE), ("owner", DropReason.OWNER_COMMENT),
+        ("nowhere", DropReason.OUTSIDE_HUNK), ("parent", DropReason.WRONG_SIDE), ("owner", DropReason.AUTHOR_COMMENT),
         ("reply", DropReason.REPLY), ("file", DropReason.FILE_COMMENT)]
     assert rows[0]["patch"] == "@@ -1,6 +1,6 @@\n l1\n l2\n-l3\n+L3\n l4\n l5\n l6"
     assert rows[0]["old"] == " l1\n l2\n-l3\n+L3\n l4\n l5\n l6"
@@ -211,6 +211,19 @@ def test_a_hunk_without_reviewer_comment_is_a_negative_quality_example(tmp_path:
     read, _ = read_codereviewer(paths["cls"])
     assert [r["kind"] for r in read["train"]] == ["pair", "pair"]
 
+
+def test_a_hunk_comment_of_the_owner_a_bot_or_an_ai_reviewer_is_dropped_under_the_filter_s_name() -> None:
+    """Issue 30: one vocabulary across stages. The owner's, a bot's and an AI reviewer's comments are dropped from
+    triplets by the filters author_comment, bot and ai_reviewer; from hunk rows they were owner_comment,
+    bot_comment and ai_reviewer_comment. Now the hunk drops carry the filters' names."""
+    from revmine.filters.options import FILTER_NAMES
+
+    rows, dropped = hunk_rows(_round(_comment("owner", 3, is_owner=True),
+                                     _comment("ci", 3, author_kind="bot", author_evidence="type=Bot"),
+                                     _comment("ai", 3, author_kind="ai_reviewer", author_evidence="known=x")))
+    assert [(d["comment_id"], d["reason"]) for d in dropped] == [
+        ("owner", "author_comment"), ("ci", "bot"), ("ai", "ai_reviewer")]
+    assert {d["reason"] for d in dropped} <= set(FILTER_NAMES)
 
 def test_a_file_absent_from_the_submitted_revision_drops_its_comments() -> None:
     rows, dropped = hunk_rows({**_round(_comment("c", 1)), "content_before": None})

@@ -168,8 +168,8 @@ def test_a_file_whose_ngrams_are_all_ignored_is_said_once(beam, tmp_path, capsys
     hyps, refs = read_predictions(quickstart).flat()
     fours = {g for r in refs for g in ngrams(r.split(), 4)}
     assert fours <= set(package_ignoring(refs, 500))  # the case itself: every 4-gram is ignored
-    with pytest.warns(UserWarning, match=rf"all {len(fours)} distinct 4-grams of these references are among the "
-                                         "500 trivially shared"):
+    with pytest.warns(UserWarning, match="every example has every 4-gram of its references among the 500 trivially "
+                                         "shared"):
         zeros = CrystalBLEU().sentence_scores(hyps, refs)
     np.testing.assert_allclose(zeros, package_sentences(hyps, [[r] for r in refs], package_ignoring(refs, 500)),
                                atol=1e-12)
@@ -180,4 +180,22 @@ def test_a_file_whose_ngrams_are_all_ignored_is_said_once(beam, tmp_path, capsys
         CrystalBLEU(ignore=50).sentence_scores(hyps, refs)
     assert main(["score", str(quickstart), "--metrics", "crystalbleu"]) == 0
     said = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
-    assert len(said) == 1 and said[0].startswith("revmine: warning: crystalbleu: all ")
+    assert len(said) == 1 and said[0].startswith("revmine: warning: crystalbleu: every example has every 4-gram")
+
+
+def test_a_file_whose_ngrams_are_mostly_ignored_is_said_too():
+    """Issue 30, "all or most": 18 of 19 examples whose references' 4-grams are all ignored score 0 whatever their
+    prediction (the package says so too), though one long reference keeps 4-grams of its own: still a warning,
+    with the count; ignore=50 leaves most examples something to match, and no warning."""
+    quickstart = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "predictions_k3.txt"
+    hyps, refs = read_predictions(quickstart).flat()
+    hyps, refs = [*hyps, "w0 w1 w2"], [*refs, " ".join(f"w{i}" for i in range(200))]  # seen once: never common
+    ignoring = package_ignoring(refs, 500)
+    assert not {g for g in ngrams(refs[-1].split(), 4)} <= set(ignoring)
+    with pytest.warns(UserWarning, match=r"18 of 19 examples \(95%\) have every 4-gram of their references among"):
+        scores = CrystalBLEU().sentence_scores(refs, refs)  # each reference as its own prediction
+    np.testing.assert_allclose(scores, package_sentences(refs, [[r] for r in refs], ignoring), atol=1e-12)
+    assert scores[:-1].max() < 1e-12 < scores[-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CrystalBLEU(ignore=50).sentence_scores(hyps, refs)

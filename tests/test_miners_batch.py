@@ -98,15 +98,14 @@ def test_failed_projects_are_recorded_and_the_others_mined(server, tmp_path, mon
                      ("gerrit", "demo/stuck"), ("github", "octo/churn")}  # stalled ones keep what they mined
     assert sum(r["project"] == "demo/app" for r in rows) == forge.expected["gerrit_rows"]
     assert sum(r["project"] == "octo/demo" for r in rows) == forge.expected["github_rows"]
-    dropped = read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()
-    failed = [(d["project"], d["reason"].split(":")[0]) for d in dropped if d["change"] is None]
-    assert failed == [("demo/cloneless", "project failed (git_error)"),
-                      ("demo/stuck", "project failed (listing_stalled)"),
-                      ("octo/locked", "project failed (bad_credentials)"),
-                      ("octo/churn", "project failed (listing_stalled)")]
+    dropped = read_table(out / "dropped.parquet", expect="mine_dropped/2").to_pylist()
+    failed = [(d["project"], d["reason"]) for d in dropped if d["change"] is None]
+    assert failed == [("demo/cloneless", "git_error"), ("demo/stuck", "listing_stalled"),
+                      ("octo/locked", "bad_credentials"), ("octo/churn", "listing_stalled")]
+    assert all(d["detail"].startswith("project failed: ") for d in dropped if d["change"] is None)
     stuck_pages = [p for p, _ in forge.log if "project%3Ademo%2Fstuck" in p or "project:demo/stuck" in p]
     assert 0 < len(stuck_pages) <= 12 // 2 + 2 + STALL_LIMIT  # walked once by offset, then stopped
-    written = message + (out / "manifest.json").read_text() + "".join(d["reason"] for d in dropped)
+    written = message + (out / "manifest.json").read_text() + "".join(d["detail"] for d in dropped)
     assert MARK not in written and "Bearer REDACTED" in written
 
     # the clone URL is fixed, and so are the credentials and the GitHub listing; the Gerrit server still

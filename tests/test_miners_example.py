@@ -71,21 +71,57 @@ def test_comments_on_the_last_revision_make_no_round_and_are_counted(tmp_path, n
     """calc 103 (LGTM on its last patch set), textkit 224 (thanks on its last patch set) and inventory 8 (a
     request on the pull request's last commit): nothing was revised after them."""
     manifest, rows = mine(tmp_path / "out")
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/2").to_pylist()
     last = {"calc": "3567a6083d0d2ab1ebd0d6da5ac6912e1c5e10bf", "textkit": "45c638c7d83294a09367fdc6215ee771a621db46",
             "inventory": "b989d79ca461fdfaf57a4b787258695722ffe8f3"}  # the heads: history.toml, recordings
-    assert [(d["project"], d["change"], d["path"].rsplit("/", 1)[-1], d["round_id"], d["reason"]) for d in dropped] == [
-        ("example/calc", "103", "Parser.java", None,
+    assert [(d["project"], d["change"], d["path"].rsplit("/", 1)[-1], d["round_id"], d["reason"], d["detail"])
+            for d in dropped] == [
+        ("example/calc", "103", "Parser.java", None, "last_revision",
          f"reviewed revision {last['calc']} is the last one: no revised code after the comments"),
-        ("example/textkit", "224", "Hex.java", None,
+        ("example/textkit", "224", "Hex.java", None, "last_revision",
          f"reviewed revision {last['textkit']} is the last one: no revised code after the comments"),
-        ("example/inventory", "8", "Inventory.java", None,
+        ("example/inventory", "8", "Inventory.java", None, "last_revision",
          f"reviewed revision {last['inventory']} is the last one: no revised code after the comments")]
     assert not [r for r in rows if r["revision_before"] in last.values()]
-    assert [p["dropped_by_reason"] for p in manifest["projects"]] == [
+    assert [p["dropped_by_reason"] for p in manifest["projects"]] == [{"last_revision": 1}] * 3
+    assert [p["dropped_by_detail"] for p in manifest["projects"]] == [
         {"reviewed revision <sha> is the last one: no revised code after the comments": 1}] * 3
     assert read_table(tmp_path / "out" / "rounds.parquet").num_rows == len(rows)
 
+
+def test_mining_names_a_drop_s_reason_in_the_vocabulary_and_reads_older_files(tmp_path, no_network):
+    """Issue 30: mining's dropped.parquet held the sentence in ``reason``, where every other stage holds a code of
+    one vocabulary (``detail`` the sentence). A ``mine_dropped/1`` file is read with ``reason`` not_recorded and its
+    sentence as ``detail``; a run begun before, whose drop parts hold the sentence in ``reason`` and the code in
+    ``kind``, finishes with the same dropped.parquet as a run of today."""
+    import pyarrow.parquet as pq
+
+    from revmine.io.store import Parts
+    from revmine.miners.base import DropReason
+    from revmine.schema import MINE_DROPPED_SCHEMA, SCHEMA_KEY
+
+    out = tmp_path / "out"
+    mine(out)
+    now = pq.read_table(out / "dropped.parquet")
+    assert now.schema.metadata[SCHEMA_KEY] == b"mine_dropped/2"
+    assert set(now.column("reason").to_pylist()) == {DropReason.LAST_REVISION.value}
+    assert all("is the last one" in d for d in now.column("detail").to_pylist())
+    old = now.drop_columns(["reason"]).rename_columns(
+        ["reason" if n == "detail" else n for n in now.drop_columns(["reason"]).column_names])
+    pq.write_table(old.replace_schema_metadata({SCHEMA_KEY: b"mine_dropped/1"}), tmp_path / "old.parquet")
+    read = read_table(tmp_path / "old.parquet", expect=MINE_DROPPED_SCHEMA)
+    assert read.column_names == MINE_DROPPED_SCHEMA.names
+    assert read.column("detail").to_pylist() == now.column("detail").to_pylist()
+    assert set(read.column("reason").to_pylist()) == {"not_recorded"}
+    batches = Parts(tmp_path / "old.parquet").iter_batches(2, ["reason", "project"])
+    assert [r["reason"] for b in batches for r in b.to_pylist()] == ["not_recorded"] * len(now)
+    for part in (out / "state" / "dropped").glob("*.parquet"):  # the parts of a run begun by the older revmine
+        table = pq.read_table(part)
+        pq.write_table(table.rename_columns(["kind" if n == "reason" else "reason" if n == "detail" else n
+                                             for n in table.column_names]), part)
+    (out / "dropped.parquet").unlink()
+    mine(out)
+    assert pq.read_table(out / "dropped.parquet").equals(now)
 
 def test_example_replays_with_credentials_in_the_environment(tmp_path, monkeypatch, no_network):
     """A recorded forge needs no credentials: the user's (which would send Gerrit to /a/) are not used."""

@@ -95,10 +95,10 @@ def test_gitlab_rounds_positions_and_texts(server, tmp_path):
     assert (bot["author"], bot["author_kind"], bot["author_evidence"]) == \
         (TOKEN_BOT["username"], "bot", "bot=true;username=project_bot")
     assert not [r for r in rows if r["path_before"].startswith("src/New") and r["round"] == 2]  # the owner's alone
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/2").to_pylist()
     kinds = {"unknown_revision": "is not among the merge request's versions", "last_revision": "is the last one"}
     assert sorted((kind, d["change"], d["path"]) for d in dropped for kind, text in kinds.items()
-                  if text in d["reason"]) == sorted(forge.expected["gitlab_dropped"])
+                  if text in d["detail"] and d["reason"] == kind) == sorted(forge.expected["gitlab_dropped"])
     assert len(dropped) == len(forge.expected["gitlab_dropped"])
     # requests: the discussions and the versions per merge request, one listing page, the fallback, the project
     assert project["http"]["requests"] == 2 * N_MRS + 1 + 1 + 1

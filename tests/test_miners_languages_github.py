@@ -193,9 +193,10 @@ def test_cpp_header_is_dropped_when_only_c_is_mined(server, record, tmp_path):
     check_row(rows[0], c_file)
     assert [(d["change"], d["path"], d["round_id"]) for d in project["dropped"]] == [
         (str(NUMBER), HEADER, f"github:{urlsplit(server.url).netloc}:{REPO}:{NUMBER}:1")]
-    assert project["dropped_by_kind"] == {DropReason.OTHER_LANGUAGE.value: 1}
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
-    assert [d["path"] for d in dropped] == [HEADER] and "cpp" in dropped[0]["reason"]
+    assert project["dropped_by_reason"] == {DropReason.OTHER_LANGUAGE.value: 1}
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/2").to_pylist()
+    assert [d["path"] for d in dropped] == [HEADER] and "cpp" in dropped[0]["detail"] \
+        and dropped[0]["reason"] == DropReason.OTHER_LANGUAGE.value
 
 
 def test_cpp_header_is_kept_as_cpp_when_cpp_is_mined(server, record, tmp_path):

@@ -49,7 +49,7 @@ def keys(out: Path) -> list[tuple[str, str]]:
 
 def drops(out: Path) -> list[tuple]:
     """The run's drops, in the order written."""
-    return [tuple(d.values()) for d in read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()]
+    return [tuple(d.values()) for d in read_table(out / "dropped.parquet", expect="mine_dropped/2").to_pylist()]
 
 
 def test_gerrit_rounds(server, tmp_path):
@@ -69,18 +69,20 @@ def test_gerrit_rounds(server, tmp_path):
     assert (c["c1a"]["start_line"], c["c1a"]["end_line"], c["c1a"]["start_character"], c["c1a"]["end_character"]) == (5, 6, 8, 20)
     assert c["c1b"]["is_owner"] and c["c1b"]["in_reply_to"] == "c1a" and c["c1a"]["side"] == "REVISION"
     project = m["projects"][0]
-    vanished = [d for d in project["dropped"] if "gone from git" in d["reason"]]
+    vanished = [d for d in project["dropped"] if "gone from git" in d["detail"]]
+    assert {d["reason"] for d in vanished} == {"unreachable"}
     assert len(vanished) == forge.expected["gerrit_dropped"]
     # every change with two patch sets has a reviewer's "LGTM" on patch set 2, its last: no round, counted
     last = {(str(n), next(sha for sha, rev in c["revisions"].items() if rev["_number"] == 2))
             for n, c in forge.gerrit_changes.items() if len(c["revisions"]) == 2}
     no_revision = [d for d in project["dropped"] if d not in vanished]
-    assert {(d["change"], d["reason"].split()[2]) for d in no_revision} == last and len(no_revision) == len(last)
-    assert all(d["reason"].endswith("is the last one: no revised code after the comments") and d["round_id"] is None
-               and d["path"].endswith(".java") for d in no_revision)
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
-    assert [(d["source"], d["reason"]) for d in dropped] == [("gerrit", d["reason"]) for d in project["dropped"]]
-    assert project["dropped_by_kind"] == {"last_revision": len(last), "unreachable": forge.expected["gerrit_dropped"]}
+    assert {(d["change"], d["detail"].split()[2]) for d in no_revision} == last and len(no_revision) == len(last)
+    assert all(d["detail"].endswith("is the last one: no revised code after the comments") and d["round_id"] is None
+               and d["path"].endswith(".java") and d["reason"] == "last_revision" for d in no_revision)
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/2").to_pylist()
+    assert [(d["source"], d["reason"], d["detail"]) for d in dropped] == \
+        [("gerrit", d["reason"], d["detail"]) for d in project["dropped"]]
+    assert project["dropped_by_reason"] == {"last_revision": len(last), "unreachable": forge.expected["gerrit_dropped"]}
     # requests per change: one listing page for all + one comments request per multi-patch-set change
     assert project["http"]["requests"] / project["changes_done"] <= 3
     assert m["versions"]["revmine"] and m["totals"]["rows"] == len(rows)
@@ -105,13 +107,14 @@ def test_github_rounds_with_outdated_and_force_pushed(server, tmp_path):
     assert "x1 = 3" in ghost["content_after"]
     # a reviewer's comment on the pull request's last commit has no revised code: no round, a counted drop
     assert not [r for r in rows if r["revision_before"] == r["revision_after"]]
-    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/1").to_pylist()
-    assert [(d["source"], d["project"], d["change"], d["path"], d["round_id"], d["reason"]) for d in dropped] == [
-        ("github", "octo/demo", change, path, None,
+    dropped = read_table(tmp_path / "out" / "dropped.parquet", expect="mine_dropped/2").to_pylist()
+    assert [(d["source"], d["project"], d["change"], d["path"], d["round_id"], d["reason"], d["detail"])
+            for d in dropped] == [
+        ("github", "octo/demo", change, path, None, "last_revision",
          f"reviewed revision {sha} is the last one: no revised code after the comments")
         for change, path, sha in forge.expected["github_last_commit"]]
     p = m["projects"][0]
-    assert p["dropped_by_kind"] == {"last_revision": len(forge.expected["github_last_commit"])}
+    assert p["dropped_by_reason"] == {"last_revision": len(forge.expected["github_last_commit"])}
     assert p["content_fallbacks"] == 1
     # two a pull request, the listing, the licence endpoint (once a project) and the fallbacks
     assert p["http"]["requests"] <= 2 * p["changes_done"] + 1 + 1 + p["content_fallbacks"]
@@ -395,8 +398,8 @@ def test_change_deleted_after_listing_is_a_typed_drop(server, tmp_path):
     m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
                     options=opts())
     gone = [d for d in read_table(tmp_path / "out" / "dropped.parquet").to_pylist() if d["change"] == "1"]
-    assert [(d["round_id"], d["path"]) for d in gone] == [(None, None)] and "HTTP 404" in gone[0]["reason"]
-    assert m["projects"][0]["dropped_by_kind"]["change_gone"] == 1
+    assert [(d["round_id"], d["path"]) for d in gone] == [(None, None)] and "HTTP 404" in gone[0]["detail"]
+    assert m["projects"][0]["dropped_by_reason"]["change_gone"] == 1
     assert "1" not in {r["change"] for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist()}
 
 
@@ -434,7 +437,7 @@ def test_gerrit_content_endpoint_without_its_encoding_header(server, tmp_path):
     # change 10 is of the same kind, with no content on the forge either: asked too, still dropped
     project = m["projects"][0]
     assert project["content_fallbacks"] == forge.hits["gerrit_content"] == forge.expected["gerrit_dropped"] == 2
-    assert project["dropped_by_kind"]["unreachable"] == 1
+    assert project["dropped_by_reason"]["unreachable"] == 1
     assert not any("X-FYI-Content-Encoding" in h for h in forge.sent)
 
 
@@ -492,10 +495,11 @@ def test_a_revision_read_through_the_content_endpoint_that_is_not_utf8_is_bad_en
     m = mine_gerrit(server.gerrit_url, "demo/app", tmp_path / "out", until=UNTIL, clone_url=str(forge.gerrit_repo),
                     options=opts())
     assert not [r for r in read_table(tmp_path / "out" / "rounds.parquet").to_pylist() if r["change"] == "4"]
-    bad = [d for d in m["projects"][0]["dropped"] if d["change"] == "4" and "last one" not in d["reason"]]
+    bad = [d for d in m["projects"][0]["dropped"] if d["change"] == "4" and d["reason"] != "last_revision"]
     at = forge.contents[(ghost, "src/Foo4.java")].index(b"\xe9")
-    assert [d["reason"] for d in bad] == [f"src/Foo4.java at {ghost}: invalid UTF-8 at byte {at}"]
-    assert m["projects"][0]["dropped_by_kind"]["bad_encoding"] == 1
+    assert [(d["reason"], d["detail"]) for d in bad] == [
+        ("bad_encoding", f"src/Foo4.java at {ghost}: invalid UTF-8 at byte {at}")]
+    assert m["projects"][0]["dropped_by_reason"]["bad_encoding"] == 1
 
 
 def test_a_force_pushed_commit_read_through_the_contents_api_that_is_binary_is_bad_encoding(server, tmp_path):
@@ -507,5 +511,5 @@ def test_a_force_pushed_commit_read_through_the_contents_api_that_is_binary_is_b
                     options=opts())
     rows = read_table(tmp_path / "out" / "rounds.parquet").to_pylist()
     assert len(rows) == forge.expected["github_rows"] - 1 and not [r for r in rows if r["revision_before"] == ghost]
-    assert [d["reason"] for d in m["projects"][0]["dropped"] if ghost in d["reason"]] == [
-        f"src/A1.java at {ghost}: binary (a NUL byte at byte 0)"]
+    assert [(d["reason"], d["detail"]) for d in m["projects"][0]["dropped"] if ghost in d["detail"]] == [
+        ("bad_encoding", f"src/A1.java at {ghost}: binary (a NUL byte at byte 0)")]

@@ -79,7 +79,7 @@ def test_two_writers_started_together_both_end_well(tmp_path):
         manifest = json.loads((out / "manifest.json").read_text())
         assert {p["status"] for p in manifest["projects"]} <= {"mined", "finished_before"}
         assert all(p["failure"] is None for p in manifest["projects"])
-        assert not any("project failed" in d["reason"] for d in read_table(out / "dropped.parquet").to_pylist())
+        assert not any("project failed" in d["detail"] for d in read_table(out / "dropped.parquet").to_pylist())
         assert not temporaries(out), trial
 
 

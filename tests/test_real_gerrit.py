@@ -47,15 +47,14 @@ def mine(server: GerritServer, out: Path, *extra: str, project: str = "demo") ->
 
 def mined(out: Path) -> tuple[list[dict], list[dict]]:
     rows = read_table(out / "rounds.parquet", expect="rounds/4").to_pylist()
-    return rows, read_table(out / "dropped.parquet", expect="mine_dropped/1").to_pylist()
+    return rows, read_table(out / "dropped.parquet", expect="mine_dropped/2").to_pylist()
 
 
 def drop_view(drops: list[dict]) -> list[tuple]:
-    """Drops as (project, change, path, kind), the kind read off the message the miner writes."""
-    def kind(message: str) -> str:
-        return "last_revision" if "is the last one" in message else "no_file" if "exists in neither" in message \
-            else message
-    return sorted((d["project"], d["change"], d["path"], kind(d["reason"])) for d in drops)
+    """Drops as (project, change, path, reason), the reason checked against the message the miner writes."""
+    said = {"last_revision": "is the last one", "no_file": "exists in neither"}
+    assert all(said.get(d["reason"], "") in d["detail"] for d in drops)
+    return sorted((d["project"], d["change"], d["path"], d["reason"]) for d in drops)
 
 
 def assert_rows(record: Record, out: Path, projects: set[str], private_visible: bool,

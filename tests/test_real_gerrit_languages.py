@@ -64,7 +64,7 @@ def assert_mined(out: Path, want: list[dict]) -> list[dict]:
     assert [row_key(r) for r in got] == [row_key(r) for r in want]
     for g, w in zip(got, want):
         assert g == w, f"row {row_key(w)} differs"
-    assert read_table(out / "dropped.parquet", expect="mine_dropped/1").num_rows == 0
+    assert read_table(out / "dropped.parquet", expect="mine_dropped/2").num_rows == 0
     return rows
 
 
@@ -120,7 +120,7 @@ def test_hunks_are_gits_diff_from_the_base_pushed_to_patch_set_1(reviewed, mined
         # a reviewer comment sits on the hunk of git's that shows its last line, else it is dropped as outside
         # every hunk; the owner's reply makes no row
         first, last = pushed.lines
-        want, want_dropped = [], [(f"{path}: changed in patch set 2", DropReason.OWNER_COMMENT)]
+        want, want_dropped = [], [(f"{path}: changed in patch set 2", DropReason.AUTHOR_COMMENT)]
         for text, line in ((f"{path}: why line {first}?", first), (f"{path}: lines {first}-{last} need another look",
                                                                     last)):
             holding = [(i, text) for i, hunk in enumerate(git) if _new_lines(hunk)[0] <= line <= _new_lines(hunk)[1]]

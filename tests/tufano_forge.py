@@ -443,7 +443,7 @@ def trace(rows: list[PublishedRow], provenance: Provenance, out: Path,
         cid, change = provenance.comment[row.index], provenance.change[row.index]
         if change not in mined:
             drop = mine_drops.get(change)
-            fate[row.index] = ("mine/" + ("dropped" if drop else "no round"), drop["reason"] if drop else "")
+            fate[row.index] = (f"mine/{drop['reason']}", drop["detail"] or "") if drop else ("mine/no round", "")
         elif cid in pre_drops:
             fate[row.index] = (f"preprocess/{pre_drops[cid]['reason']}", pre_drops[cid]["detail"] or "")
         elif cid not in candidates:

@@ -73,7 +73,7 @@ def trivially_shared(sentences: Iterable[Sequence[str]], k: int, orders: int = O
 
 
 class CrystalBLEUWarning(UserWarning):
-    """The ignored n-grams leave nothing to score (see :meth:`CrystalBLEU._ignoring`)."""
+    """The ignored n-grams leave most examples nothing to score (see :meth:`CrystalBLEU._warn_if_covered`)."""
 
 
 class CrystalBLEU(Metric):
@@ -129,19 +129,33 @@ class CrystalBLEU(Metric):
         return self._ignoring([[token_sequence(r, self.tokenize) for r in refs] for refs in reference_sets])
 
     def _ignoring(self, token_sets: Sequence[Sequence[Sequence[str]]]) -> frozenset[Ngram]:
-        """:meth:`ignored` of references already tokenised; a warning when it holds every 4-gram of the references,
-        which makes every sentence score 0 (a small file's n-grams are all among its 500 most common)."""
-        if self._fixed is not None:
-            return self._fixed
-        ignoring = trivially_shared((tokens for refs in token_sets for tokens in refs), self.ignore)
-        fours = {gram for refs in token_sets for tokens in refs for gram in ngram_counts(tokens, ORDERS)}
-        if fours and fours <= ignoring:
-            warnings.warn(f"crystalbleu: all {len(fours):,} distinct 4-grams of these references are among the "
-                          f"{self.ignore:,} trivially shared n-grams it ignores, so every score is 0: the n-grams "
-                          "were counted on the references of this one file; give corpus=FILE (a large corpus of the "
-                          "language, as the paper) or a smaller ignore, e.g. crystalbleu(ignore=50)",
-                          CrystalBLEUWarning, stacklevel=2)
+        """:meth:`ignored` of references already tokenised, with :meth:`_warn_if_covered`."""
+        ignoring = self._fixed
+        if ignoring is None:
+            ignoring = trivially_shared((tokens for refs in token_sets for tokens in refs), self.ignore)
+        self._warn_if_covered(token_sets, ignoring)
         return ignoring
+
+    def _warn_if_covered(self, token_sets: Sequence[Sequence[Sequence[str]]], ignoring: frozenset[Ngram]) -> None:
+        """Warn when most examples have every 4-gram of their references ignored: a hypothesis can then match no
+        4-gram, so without smoothing it scores 0 whatever it says (a small file's n-grams are all among the 500
+        most common of its own references, and every score of the file was 0.0000 without a word)."""
+        fours = [set().union(*(ngram_counts(tokens, ORDERS) for tokens in refs)) for refs in token_sets]
+        fours = [grams for grams in fours if grams]  # a reference of fewer than 4 tokens scores 0 anyway
+        covered = sum(grams <= ignoring for grams in fours)
+        if not fours or covered * 2 <= len(fours):
+            return
+        which = "every example has every 4-gram of its references" if covered == len(fours) else \
+            f"{covered:,} of {len(fours):,} examples ({covered / len(fours):.0%}) have every 4-gram of their " \
+            "references"
+        advice = f"the n-grams come from {self._source}; give" if self._fixed is not None else \
+            "the n-grams were counted on the references of this one file; give corpus=FILE (a large corpus of the " \
+            "language, as the paper) or"
+        warnings.warn(f"crystalbleu: {which} among the {self.ignore:,} trivially shared n-grams it ignores, so "
+                      f"{'their predictions can match no' if covered < len(fours) else 'no prediction can match a'} "
+                      f"4-gram (a score of 0 without smoothing): {advice} a smaller ignore, e.g. "
+                      "crystalbleu(ignore=50)",
+                      CrystalBLEUWarning, stacklevel=3)
 
     def segment_statistics(self, hypotheses: Sequence[str], reference_sets: Sequence[Sequence[str]]) -> np.ndarray:
         """Per hypothesis ``[hyp_len, ref_len, matches_1..4, totals_1..4]`` without the ignored n-grams."""

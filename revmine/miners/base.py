@@ -37,7 +37,7 @@ Fallback = Callable[[str, str], "str | None"]
 
 class DropReason(str, Enum):
     """Why a reviewed file (or a whole change) made no row: one vocabulary for both forges, counted per
-    project in the manifest (``dropped_by_kind``) so a run can be audited."""
+    project in the manifest (``dropped_by_reason``) and in ``dropped.parquet``'s ``reason`` so a run can be audited."""
 
     LAST_REVISION = "last_revision"  # reviewer comments on the last revision: nothing was revised after them
     UNKNOWN_REVISION = "unknown_revision"  # comments on a patch set the change does not list

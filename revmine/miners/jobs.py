@@ -95,9 +95,8 @@ from .settings import DEFAULT_BATCH_SIZE, DEFAULT_CACHE_MODE, DEFAULT_MAX_PER_HO
 
 PARTS_DIR = "rounds.parquet"
 DROPS_DIR = "state/dropped"
-#: A drop part: the run's ``dropped.parquet`` columns and the typed reason (:class:`DropReason`) counted in
-#: the manifest.
-DROP_PART_SCHEMA = MINE_DROPPED_SCHEMA.append(pa.field("kind", pa.string(), nullable=False)).remove_metadata()
+#: A drop part: the run's ``dropped.parquet`` columns (``reason`` a :class:`DropReason`, ``detail`` its sentence).
+DROP_PART_SCHEMA = MINE_DROPPED_SCHEMA.remove_metadata()
 SECRET_KEYS = {"token", "tokens", "password", "secret", "authorization"}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 #: Threads mining changes per request slot: a change also parses, reads git and writes the cache between
@@ -263,8 +262,21 @@ class _Parts:
         """Every part of the project, in order (an empty table when there is none)."""
         parts = sorted(part for part in self.directory.glob(f"{self.slug}-*.parquet")
                        if part.name[len(self.slug) + 1:-len(".parquet")].isdigit())
-        return pa.concat_tables([pq.read_table(part, schema=self.schema) for part in parts]) if parts \
-            else self.schema.empty_table()
+        return pa.concat_tables([self._read_part(part) for part in parts]) if parts else self.schema.empty_table()
+
+    def _read_part(self, part: Path) -> pa.Table:
+        return pq.read_table(part, schema=self.schema)
+
+
+class _DropParts(_Parts):
+    """A project's drop parts; those of a run begun by a revmine before ``mine_dropped/2`` (the sentence in
+    ``reason``, the code in ``kind``) are read in today's columns, so that the run resumes."""
+
+    def _read_part(self, part: Path) -> pa.Table:
+        table = pq.read_table(part)
+        if "kind" in table.column_names:
+            table = table.rename_columns([{"reason": "detail", "kind": "reason"}.get(n, n) for n in table.column_names])
+        return table.select(self.schema.names).cast(self.schema)
 
 
 def manifest_holds(out: str | Path) -> bool:
@@ -293,7 +305,7 @@ def manifest_holds(out: str | Path) -> bool:
 
 
 def _drop_parts(out: Path, spec: ProjectSpec) -> _Parts:
-    return _Parts(out / DROPS_DIR, spec.slug, DROP_PART_SCHEMA)
+    return _DropParts(out / DROPS_DIR, spec.slug, DROP_PART_SCHEMA)
 
 
 class _Output:
@@ -342,7 +354,7 @@ class _Output:
 
     def _drop_row(self, drop: Drop) -> dict:
         return {"source": self.spec.source, "project": self.spec.project, "change": drop.change,
-                "round_id": drop.round_id, "path": drop.path, "reason": drop.message, "kind": drop.reason.value}
+                "round_id": drop.round_id, "path": drop.path, "reason": drop.reason.value, "detail": drop.message}
 
 
 class MiningFailed(OperationError):
@@ -557,16 +569,16 @@ def _summary(spec: ProjectSpec, state: dict, drops: pa.Table, counts: Counter, h
              seconds: float, status: str, failure: dict | None = None, warning: str | None = None) -> dict:
     """The project's entry in the manifest (``status``: mined, finished_before (not asked again), failed, empty
     (nothing listed: unfinished, with a ``warning``))."""
-    dropped = drops.select(["round_id", "change", "path", "reason"]).to_pylist()
-    reasons = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["reason"]) for d in dropped)
+    dropped = drops.select(["round_id", "change", "path", "reason", "detail"]).to_pylist()
+    details = Counter(re.sub(r"\b[0-9a-f]{40}\b", "<sha>", d["detail"]) for d in dropped)
     return {
         "asked": spec.asked(), "slug": spec.slug, "status": status, "failure": failure, "warning": warning,
         "window": {"since": state["since"], "until": state["until"]},
         "changes_listed_this_run": counts["changes_listed"], "changes_mined_this_run": counts["changes_mined"],
         "changes_skipped_resume": counts["changes_skipped_done"], "changes_done": len(state["done"]),
         "rows": sum(state["done"].values()), "parts": state["next_part"],
-        "dropped": dropped, "dropped_by_reason": dict(reasons),
-        "dropped_by_kind": dict(sorted(Counter(drops.column("kind").to_pylist()).items())),
+        "dropped": dropped, "dropped_by_reason": dict(sorted(Counter(drops.column("reason").to_pylist()).items())),
+        "dropped_by_detail": dict(details),
         "http": state["http"], "http_this_run": dict(http_this_run),
         "content_fallbacks": state["content_fallbacks"], "seconds_this_run": round(seconds, 3),
     }
@@ -724,9 +736,9 @@ def run_projects(specs: list[ProjectSpec], out: str | Path, options: JobOptions 
     }
     failures = pa.Table.from_pylist(
         [{"source": p["asked"]["source"], "project": p["asked"]["project"], "change": None, "round_id": None,
-          "path": None, "reason": f"project failed ({p['failure']['kind']}): {p['failure']['reason']}"}
+          "path": None, "reason": p["failure"]["kind"], "detail": f"project failed: {p['failure']['reason']}"}
          for p in failed], schema=MINE_DROPPED_SCHEMA.remove_metadata())
-    dropped = pa.concat_tables([*(_drop_parts(out, spec).read().drop_columns(["kind"]) for spec in specs), failures])
+    dropped = pa.concat_tables([*(_drop_parts(out, spec).read() for spec in specs), failures])
     write_table(dropped, out / "dropped.parquet", MINE_DROPPED_SCHEMA)
     write_json(out / "manifest.json", manifest)
     if failed:

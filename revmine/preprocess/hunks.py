@@ -46,10 +46,10 @@ definition it follows:
   ``DropReason.OUTSIDE_HUNK``; file-level, base-side (``PARENT``/``LEFT``) and out-of-range comments are dropped
   with the reasons the method linker uses (:func:`.linking.link_comment`).
 * **Whose comments.** Reviewer comments only: a comment by the change's owner (``is_owner``) or a reply
-  (``in_reply_to``) is dropped as ``DropReason.OWNER_COMMENT`` / ``DropReason.REPLY``, as the preprocess stage's
+  (``in_reply_to``) is dropped as ``DropReason.AUTHOR_COMMENT`` / ``DropReason.REPLY``, as the preprocess stage's
   triplets are meant (the owner's notes and answers are not review requests). A comment the miners recorded as
   a bot's or an AI reviewer's (``author_kind``, :mod:`revmine.miners.authors`) is dropped as
-  ``DropReason.BOT_COMMENT`` / ``DropReason.AI_REVIEWER_COMMENT`` with its evidence, so a hunk only such accounts
+  ``DropReason.BOT`` / ``DropReason.AI_REVIEWER`` with its evidence, so a hunk only such accounts
   commented on is a ``y`` = 0 hunk: no person asked for a change there. Hunk rows have no filter stage of their
   own, so this is where they decide; the filter's per-project template check and its ``ai_reviewers`` setting
   concern method-level rows only.
@@ -270,10 +270,10 @@ def hunk_rows(round_row: Mapping[str, Any], context: int = CONTEXT
 def _hunk_of(comment: Mapping[str, Any], hunks: list[Hunk], n_lines: int) -> tuple[int | None, str, str]:
     """The index of the hunk ``comment`` sits on, or why it sits on none."""
     if comment.get("is_owner"):
-        return None, DropReason.OWNER_COMMENT, "written by the change's owner"
+        return None, DropReason.AUTHOR_COMMENT, "written by the change's owner"
     kind = comment.get("author_kind")
     if kind in (AuthorKind.BOT, AuthorKind.AI_REVIEWER):
-        reason = DropReason.BOT_COMMENT if kind == AuthorKind.BOT else DropReason.AI_REVIEWER_COMMENT
+        reason = DropReason.BOT if kind == AuthorKind.BOT else DropReason.AI_REVIEWER
         return None, reason, f"written by {'a bot' if kind == AuthorKind.BOT else 'an AI reviewer'} " \
                              f"{comment.get('author')!r} ({comment.get('author_evidence')})"
     if comment.get("in_reply_to"):
