@@ -52,6 +52,12 @@ def test_licence_files_of_real_packages_give_the_licence_they_declare(dist):
     assert licence_of_text(_licence_file(dist)) == _declared(dist)
 
 
+def test_a_licence_followed_by_bundled_code_s_licences_is_the_first():
+    # pyarrow's wheel: Apache-2.0, then after lines of dashes the licences of the code it bundles (BSD, MIT, ...)
+    text = _licence_file("pyarrow")
+    assert text.count("\n----") > 5 and licence_of_text(text) == _declared("pyarrow")
+
+
 def _blob_id(text: str) -> str:
     data = text.encode()
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # git's object id of a blob
@@ -59,11 +65,12 @@ def _blob_id(text: str) -> str:
 
 def test_a_commit_s_licence_follows_its_own_licence_files(tmp_path):
     mit, apache = _licence_file("rapidfuzz"), _licence_file("sacrebleu")
-    bundle = _licence_file("pyarrow")  # Apache-2.0 followed by its bundled code's notices: matches no one licence
+    # certifi (a dependency of requests) declares MPL-2.0; its file is a notice about the bundle it ships, no licence
+    notice = _licence_file("certifi")
     rb = RepoBuilder(tmp_path / "repo.git")
     c1 = rb.commit("refs/heads/main", {"LICENSE": mit, "src/A.java": "class A {}\n"})
     c2 = rb.commit("refs/heads/main", {"LICENSE": apache}, c1)  # relicensed
-    c3 = rb.commit("refs/heads/main", {"LICENSE": None, "COPYING.txt": bundle}, c2)
+    c3 = rb.commit("refs/heads/main", {"LICENSE": None, "COPYING.txt": notice}, c2)
     c4 = rb.commit("refs/heads/main", {"COPYING.txt": None}, c3)
     c5 = rb.commit("refs/heads/main", {"LICENSE-MIT": mit, "LICENSE-APACHE": apache, "docs/LICENSE": mit}, c4)
     shas = rb.finish()
@@ -73,25 +80,25 @@ def test_a_commit_s_licence_follows_its_own_licence_files(tmp_path):
         assert [reader.at(shas[c]) for c in (c1, c2, c3, c4, c5)] == \
             ["MIT", "Apache-2.0", NOASSERTION, None, "Apache-2.0 AND MIT"]
         # the forge's answer holds where its file is the very blob it read, and only there
-        forge = LicenceReader(repo, forge=("COPYING.txt", _blob_id(bundle), "Apache-2.0"))
-        assert forge.at(shas[c3]) == "Apache-2.0" and forge.at(shas[c1]) == "MIT"
+        forge = LicenceReader(repo, forge=("COPYING.txt", _blob_id(notice), "MPL-2.0"))
+        assert forge.at(shas[c3]) == "MPL-2.0" and forge.at(shas[c1]) == "MIT"
     finally:
         repo.close()
 
 
 def test_github_rows_carry_the_forge_s_licence_else_the_files(tmp_path):
-    bundle = _licence_file("pyarrow")
-    forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=2, github_files={"LICENSE": bundle})
+    notice = _licence_file("certifi")  # a notice, no licence text (see above)
+    forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=2, github_files={"LICENSE": notice})
     until = T0 + timedelta(days=30)
     with ForgeServer(forge) as server:
         mine_github("octo/demo", tmp_path / "files", api_url=server.github_api, until=until,
                     clone_url=str(forge.github_repo), options=JobOptions(progress=False))
-        forge.github_license = {"name": "LICENSE", "path": "LICENSE", "sha": _blob_id(bundle),
-                                "license": {"key": "apache-2.0", "spdx_id": "Apache-2.0"}}
+        forge.github_license = {"name": "LICENSE", "path": "LICENSE", "sha": _blob_id(notice),
+                                "license": {"key": "mpl-2.0", "spdx_id": "MPL-2.0"}}
         mine_github("octo/demo", tmp_path / "forge_answer", api_url=server.github_api, until=until,
                     clone_url=str(forge.github_repo), options=JobOptions(progress=False))
     assert forge.hits["github_license"] == 2  # once a project
-    for out, expected in (("files", NOASSERTION), ("forge_answer", "Apache-2.0")):
+    for out, expected in (("files", NOASSERTION), ("forge_answer", "MPL-2.0")):
         rows = read_table(tmp_path / out / "rounds.parquet", expect="rounds/4").to_pylist()
         in_git = [r["licence"] for r in rows if r["revision_before"] != ghost_sha("github-force-pushed")]
         assert in_git and set(in_git) == {expected}
