@@ -192,3 +192,17 @@ def test_codereviewer_files_follow_the_same_allowlist_opt_out_and_placeholders(t
     # the opt-out list is asked first: the person's rows count as opt_out wherever they are
     assert result["withheld"] == {"licence": {"gpl/p": len(by["gpl/p"]) - by["gpl/p"].count("OptedOut")},
                                   "opt_out": {p: authors.count("OptedOut") for p, authors in by.items()}}
+
+
+def test_an_offline_replay_reads_the_same_licences(tmp_path):
+    """The licence endpoint's 404 is not kept by the cache: offline, the licence files decide, as they did."""
+    forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=2, github_files={"LICENSE": _licence_file("sacrebleu")})
+    cache, until = tmp_path / "cache.sqlite", T0 + timedelta(days=30)
+    with ForgeServer(forge) as server:
+        for out, mode in (("online", "use"), ("offline", "offline")):
+            mine_github("octo/demo", tmp_path / out, api_url=server.github_api, until=until,
+                        clone_url=str(forge.github_repo), options=JobOptions(progress=False, cache=cache,
+                                                                             cache_mode=mode))
+    rows = {out: read_table(tmp_path / out / "rounds.parquet", columns=["round_id", "licence"]).to_pylist()
+            for out in ("online", "offline")}
+    assert rows["online"] == rows["offline"] and "Apache-2.0" in {r["licence"] for r in rows["online"]}

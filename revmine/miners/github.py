@@ -45,7 +45,7 @@ from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
 from .base import Drop, DropReason, Fallback, Mined, Miner, Progress
-from .http import Client, MalformedResponse, RemoteError, host_of
+from .http import Client, MalformedResponse, NotCached, RemoteError, host_of
 from .licences import NOASSERTION
 from .rounds import (ContentReader, Round, base64_contents, last_revision, parse_time, reads, round_rows, typed,
                      typed_time)
@@ -98,6 +98,8 @@ class GitHubMiner(Miner):
         try:
             body, response = self.client.get(f"{self.api}/repos/{self.project}/license", expect=dict,
                                              revalidate=True)
+        except NotCached:  # an offline replay of a cache filled before licences were asked: the files decide
+            return None
         except RemoteError as exc:
             if exc.status == 404:
                 return None
