@@ -326,7 +326,7 @@ def test_hunk_rows_take_no_bot_or_ai_reviewer_comment(github_run, tmp_path):
     dropped = {r["comment_id"]: r for r in read_table(tmp_path / "pre" / "dropped.parquet").to_pylist()
                if r["kind"] == "hunk_comment"}
     for cid in forge_marked:
-        want = "ai_reviewer_comment" if ACCOUNTS[posted[cid]][1] == "ai_reviewer" else "bot_comment"
+        want = "ai_reviewer" if ACCOUNTS[posted[cid]][1] == "ai_reviewer" else "bot"  # as the filters name them
         assert dropped[cid]["reason"] == want and "type=Bot" in dropped[cid]["detail"]
 
 

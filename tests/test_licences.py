@@ -206,3 +206,23 @@ def test_an_offline_replay_reads_the_same_licences(tmp_path):
     rows = {out: read_table(tmp_path / out / "rounds.parquet", columns=["round_id", "licence"]).to_pylist()
             for out in ("online", "offline")}
     assert rows["online"] == rows["offline"] and "Apache-2.0" in {r["licence"] for r in rows["online"]}
+
+
+def test_a_gerrit_account_is_left_out_by_whichever_identity_is_listed(tmp_path):
+    """Gerrit records an account by its username; a person who listed their e-mail is left out all the same."""
+    from revmine.miners import mine_gerrit
+
+    forge = build_forge(tmp_path / "forge", n_changes=3, n_pulls=1)
+    optout = tmp_path / "opt-out.txt"
+    optout.write_text("Reviewer@Example.org\n")  # the look-alike's reviewer: username "reviewer"
+    until = T0 + timedelta(days=30)
+    with ForgeServer(forge) as server:
+        for out, listed in (("all", None), ("less", optout)):
+            mine_gerrit(server.gerrit_url, "demo/app", tmp_path / out, until=until, clone_url=str(forge.gerrit_repo),
+                        options=JobOptions(progress=False, opt_out=listed))
+    authors = {out: [c["author"] for r in read_table(tmp_path / out / "rounds.parquet").to_pylist()
+                     for c in r["comments"]] for out in ("all", "less")}
+    assert "reviewer" in authors["all"] and authors["less"] == [a for a in authors["all"] if a != "reviewer"]
+    dropped = read_table(tmp_path / "less" / "dropped.parquet").to_pylist()
+    assert sum(d["reason"] == "opt_out" for d in dropped) == authors["all"].count("reviewer")
+    assert "example.org" not in json.dumps(dropped, default=str)

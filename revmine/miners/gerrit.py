@@ -60,9 +60,16 @@ def _fmt(t: datetime) -> str:
     return t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
-def _account(info: Any) -> str | None:
+def _account(info: Any, listed: frozenset[str] = frozenset()) -> str | None:
+    """The identity recorded for an AccountInfo: its username, else e-mail, else name, else id; but the one the
+    opt-out list names (``listed``, lower-cased), if any, so that the miners leave the person out
+    (:func:`revmine.miners.jobs._without`) whichever of their identities they listed."""
     if not isinstance(info, dict):
         return None
+    named = next((str(info[key]) for key in ("username", "email", "name", "_account_id")
+                  if info.get(key) is not None and str(info[key]).lower() in listed), None)
+    if named is not None:
+        return named
     for key in ("username", "email", "name", "_account_id"):
         if info.get(key) is not None:
             return str(info[key])
@@ -77,10 +84,11 @@ class GerritMiner(Miner):
 
     def __init__(self, client: Client, url: str, project: str, since: datetime, until: datetime,
                  page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES, robot_comments: bool = False,
-                 accounts: Accounts | None = None):
+                 accounts: Accounts | None = None, opted_out: frozenset[str] = frozenset()):
         self.client = client
         self.robot_comments = robot_comments
         self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
+        self.opted_out = opted_out  # the opt-out list's identities (revmine.io.opt_out), lower-cased
         self.languages = languages
         self.url = url.rstrip("/")
         client.authenticate_under(f"{self.url}/", f"{self.url}/a/")
@@ -202,7 +210,7 @@ class GerritMiner(Miner):
                     if not reads(path, self.languages):
                         continue
                     for item in items:
-                        comment, patch_set = self._comment(item, path, owner, robots, self.accounts)
+                        comment, patch_set = self._comment(item, path, owner, robots, self.accounts, self.opted_out)
                         grouped.setdefault(patch_set, {}).setdefault(path, []).append(comment)
                         if not comment["is_owner"]:
                             reviewed.add(patch_set)
@@ -218,7 +226,7 @@ class GerritMiner(Miner):
             else:
                 (before, rev), (after, _) = by_number[n], by_number[n + 1]
                 rnd = Round(self.source, self.host, self.project, key, change.get("change_id"),
-                            n, before, after, _account(owner), parse_time(rev.get("created"), "created"),
+                            n, before, after, _account(owner, self.opted_out), parse_time(rev.get("created"), "created"),
                             self.updated(change), f"{before}^", self.languages)
                 mined += round_rows(rnd, paths, content)
         return mined
@@ -240,7 +248,7 @@ class GerritMiner(Miner):
 
     @staticmethod
     def _comment(item: Any, path: str, owner: dict, robot: bool = False,
-                 accounts: Accounts | None = None) -> tuple[dict, int]:
+                 accounts: Accounts | None = None, listed: frozenset[str] = frozenset()) -> tuple[dict, int]:
         """A CommentInfo (or RobotCommentInfo) as a ``COMMENT_TYPE`` dict and its patch set (fields checked:
         :class:`BadField`)."""
         what = f"{'robot ' if robot else ''}comment {typed(item, 'id', str, f'a comment on {path!r}', required=True)!r}"
@@ -258,7 +266,7 @@ class GerritMiner(Miner):
         def span(key: str) -> int | None:
             return typed(rng, key, int, f"{what}.range")
         return {
-            "id": item["id"], "author": _account(author),
+            "id": item["id"], "author": _account(author, listed),
             "is_owner": author_id is not None and author_id == owner.get("_account_id"),
             "path": path, "side": typed(item, "side", str, what) or "REVISION", "line": line,
             "start_line": span("start_line") or line, "end_line": span("end_line") or line,

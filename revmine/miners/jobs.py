@@ -473,13 +473,16 @@ def _client(spec: ProjectSpec, out: Path, opts: JobOptions, limiter: Limiter, wa
                   limiter=limiter, watch=watch, **{"timeout": opts.stall_timeout, **opts.client_options})
 
 
-def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None) -> Miner:
-    """The forge's miner over the run's window (stored in the checkpoint, so a resumed run asks the same)."""
+def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None,
+           opted_out: frozenset[str] = frozenset()) -> Miner:
+    """The forge's miner over the run's window (stored in the checkpoint, so a resumed run asks the same); a
+    Gerrit account is recorded by the identity the opt-out list names, if it names one (``gerrit._account``)."""
     since, until = parse_time(state["since"]), parse_time(state["until"])
     languages = tuple(state["languages"])
     if spec.source == "gerrit":
         return GerritMiner(client, spec.url or "", spec.project, since, until, languages=languages,
-                           robot_comments=bool(state.get("robot_comments", False)), accounts=accounts)
+                           robot_comments=bool(state.get("robot_comments", False)), accounts=accounts,
+                           opted_out=opted_out)
     if spec.source == "gitlab":
         return GitLabMiner(client, spec.url or GITLAB_URL, spec.project, spec.since and since, spec.until and until,
                            languages=languages, accounts=accounts)
@@ -597,7 +600,7 @@ def _mine_project(spec: ProjectSpec, out: Path, opts: JobOptions, shared: _Share
     counts: Counter = Counter()
     failure = None
     try:
-        miner = _miner(spec, client, ckpt.data, opts.accounts)
+        miner = _miner(spec, client, ckpt.data, opts.accounts, opts.opted_out)
         repo = _repo(spec, miner, out, opts, client)
         try:
             with shared.pool(host_of(route(spec.url or spec.api_url, opts.routes))) as pool:  # the host answering
