@@ -8,14 +8,16 @@ the ``Actor`` interface with ``User`` and ``Bot`` (a bot's ``login`` without RES
 connections with ``pageInfo``, and ``rateLimit { cost remaining resetAt }``. A query's cost is computed as GitHub
 documents it ("Rate limits and query limits for the GraphQL API"): for each connection field, the product of the
 ``first``/``last`` of the connections around it (the requests needed to fill it), summed, divided by 100,
-rounded, at least 1. Points are counted per token (``Authorization``) against ``forge.graphql_quota``; a query
-costing more than what is left is refused with ``RATE_LIMITED``, as GitHub does.
+rounded, at least 1. Points are counted per token (``Authorization``) against ``forge.graphql_quota``, renewed
+every ``forge.graphql_window`` seconds; a query costing more than what is left is refused with ``RATE_LIMITED``,
+as GitHub does.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import math
 import time
 from typing import Any
 
@@ -202,25 +204,29 @@ def answer(handler: Any, fault: Any) -> None:
     variables = request.get("variables") or {}
     forge.graphql_log.append(request)
     token = handler.headers.get("Authorization", "")
-    reset = int(time.time()) + 3600
     try:
         document = graphql.parse(request["query"])
     except graphql.GraphQLError as exc:
         return _send(handler, {"errors": [{"message": exc.message}]}, {}, fault)
     points = cost(document, variables)
     with forge.lock:
+        now = time.time()
+        reset = math.ceil(forge.graphql_window_start + forge.graphql_window)  # GitHub's: whole seconds
+        if now >= reset:  # a new window: the quota is renewed
+            forge.graphql_window_start = now
+            forge.graphql_used.clear()
+            reset = math.ceil(now + forge.graphql_window)
         left = forge.graphql_quota - forge.graphql_used[token]
-        refused = points > left or (fault is not None and fault.kind == "graphql-ratelimited")
+        limited = fault is not None and fault.kind == "graphql-ratelimited"  # refused whatever is left
+        refused = points > left or limited
         if not refused:
             forge.graphql_used[token] += points
             left -= points
     headers = {"X-RateLimit-Limit": str(LIMIT), "X-RateLimit-Remaining": str(max(left, 0)),
                "X-RateLimit-Used": str(forge.graphql_used[token]), "X-RateLimit-Resource": "graphql",
-               "X-RateLimit-Reset": str(int(time.time() + fault.value) if fault else reset)}
+               "X-RateLimit-Reset": str(math.ceil(now + fault.value) if limited else reset)}
     if refused:
         forge.hits["graphql_rate_limited"] += 1
-        if fault is not None:
-            headers["X-RateLimit-Remaining"] = "0"
         return _send(handler, {"data": None, "errors": [
             {"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}, headers, None)
     forge.graphql_points.append(points)
@@ -242,5 +248,5 @@ def _resolve(source: Any, info: Any, **args: Any) -> Any:
 
 
 def _send(handler: Any, body: dict, headers: dict, fault: Any) -> None:
-    handler._send(200, json.dumps(body).encode(), headers=headers,
-                  fault=fault if fault is not None and fault.kind != "graphql-ratelimited" else None)
+    kind = fault.kind if fault is not None else None
+    handler._send(200, json.dumps(body).encode(), headers=headers, fault=None if kind == "graphql-ratelimited" else fault)
