@@ -13,6 +13,10 @@ Each run mines the whole repository once per API into a fresh output with no cac
 forge), counting what the forge saw. The counts do not vary between runs (the median and the range show they
 do not); the seconds, next to them, do (the machine is shared).
 
+Measured (2026-11-29, 200 pull requests, 3 runs): REST 2.02 requests a pull request, 2,469 pull requests a
+token-hour; GraphQL 0.015 queries and 0.330 points a pull request plus 0.01 REST requests, 15,152 a token-hour:
+6.1x (goal 3x), 401 rows each way; 2.5 s a REST run, 1.2 s a GraphQL one (no latency).
+
 Run: ``python benchmarks/bench_github_graphql.py [--pulls 200] [--repeat 3]``.
 """
 

@@ -24,6 +24,8 @@ from typing import Any
 import graphql
 from graphql.language import FieldNode, FragmentSpreadNode, InlineFragmentNode, OperationDefinitionNode
 
+from miners_server import COMMITS_CAP
+
 SDL = """
 type Query {
   repository(owner: String!, name: String!): Repository
@@ -134,8 +136,9 @@ def pull_request(forge: Any, pull: dict) -> dict:
     return {"__typename": "PullRequest", "id": pull["node_id"], "number": number, "createdAt": pull["created_at"],
             "updatedAt": pull["updated_at"], "author": actor(pull["user"]), "headRefOid": pull["head"]["sha"],
             "baseRefOid": pull["base"]["sha"],
-            "commits": lambda info, **kw: connection([{"commit": {"oid": c["sha"]}}
-                                                      for c in forge.github_commits.get(number) or []], **kw),
+            "commits": lambda info, **kw: connection([{"commit": {"oid": c["sha"]}}  # at most 250, as REST's
+                                                      for c in (forge.github_commits.get(number) or [])[:COMMITS_CAP]],
+                                                     **kw),
             "reviewThreads": lambda info, **kw: connection(threads(forge, number), **kw)}
 
 

@@ -18,6 +18,7 @@ from revmine.errors import InputError  # noqa: E402
 from revmine.io.store import read_table  # noqa: E402
 from revmine.miners import JobOptions, mine_github, run_job  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
+from revmine.miners.jobs import MiningFailed  # noqa: E402
 from revmine.miners.http import Client, Credentials  # noqa: E402
 
 N_PULLS, LONG_PULL = 4, 105  # the long pull request: 105 commits, more than a GraphQL page of 100
@@ -136,6 +137,14 @@ def test_a_rate_limited_query_is_waited_for_and_asked_again(server, tmp_path):
     assert forge.hits["graphql_rate_limited"] == limited + 1
     assert project["http"]["rate_limit_waits"] == 1 and project["status"] == "mined"
     assert project["rows"] == forge.expected["github_rows"]
+
+
+def test_an_answer_of_the_wrong_shape_fails_the_project_naming_the_endpoint(server, tmp_path):
+    server.forge.faults.append(Fault("/github/graphql", "wrongtype", times=1))
+    with pytest.raises(MiningFailed) as caught:
+        mine(server, tmp_path / "out", "graphql")
+    assert str(caught.value) == (f"mining github octo/demo failed (forge_error): {server.github_api}/graphql: "
+                                 "the answer: data is missing, expected dict")
 
 
 def test_a_bad_api_value_is_one_error_line(tmp_path):

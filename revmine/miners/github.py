@@ -23,7 +23,8 @@ such file is recorded in the drops with the reason. A commented commit that is n
 pull request (force-pushed) gets a round number after the listed commits, its content is read from
 the REST contents endpoint when git cannot reach it (counted), and the round is dropped if that fails.
 Requests: comments, then commits only when a reviewer commented on a file in a language mined (<= 2 per pull request
-plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
+plus pagination). With ``api = "graphql"`` the listing's queries bring both, a page of pull requests at a time
+(:mod:`.github_graphql`); everything else here is the same. ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
 listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
 the 250th may be missing and the manifest's drops say so.
 
@@ -225,10 +226,7 @@ class GitHubMiner(Miner):
     def _commits(self, pull: dict, base: str, content: ContentReader) -> tuple[list[str], Mined]:
         """The pull request's commits, oldest first: from the API, or from git past the API's cap (a drop
         says so when git cannot list them either)."""
-        commits: list[str] = self.graphql.commits(pull) if self.graphql else []
-        for page, response in [] if self.graphql else self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
-            with self.client.validating(response):
-                commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
+        commits = self.graphql.commits(pull) if self.graphql else self._rest_commits(pull, base)
         if len(commits) < COMMITS_CAP:
             return commits, Mined()
         head, base_sha = _sha(pull, "head", ""), _sha(pull, "base", "")
@@ -238,6 +236,13 @@ class GitHubMiner(Miner):
                 DropReason.COMMITS_CAPPED, f"the API lists only {COMMITS_CAP} commits and git cannot list the rest "
                 "(head or base missing): later rounds may be missing", str(pull["number"]))])
         return listed, Mined()
+
+    def _rest_commits(self, pull: dict, base: str) -> list[str]:
+        commits: list[str] = []
+        for page, response in self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
+            with self.client.validating(response):
+                commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
+        return commits
 
     @staticmethod
     def _next_touching(wanted: list[tuple[str, str]], commits: list[str], head: str,

@@ -19,7 +19,9 @@ Queries
   ``graphql_points``); the next listing page asks for as many pull requests as the points left pay for, up to
   the page size. When none are left, the token's quota headers (``X-RateLimit-Remaining``, which GitHub sends
   for GraphQL in points) make the client wait for the reset or take another token, and an answer refused with
-  ``RATE_LIMITED`` is waited for the same way (:meth:`~revmine.miners.http.Client.post`).
+  ``RATE_LIMITED`` is waited for the same way (:meth:`~revmine.miners.http.Client.post`). With several tokens
+  the points left are the last answer's token's; a page planned on them and sent on a token with fewer is
+  refused, that token marked spent until its reset and the query sent on another.
 
 Mapping (:func:`rest_comment`): every field becomes the REST field the miner reads, so the rows are the REST
 miner's: ``databaseId`` is the comment's id, ``originalCommit``/``originalLine``/``originalStartLine`` its
@@ -130,7 +132,7 @@ def _connection(parent: Any, key: str, what: str) -> tuple[list, str | None]:
     nodes = typed(conn, "nodes", list, f"{what}.{key}", required=True)
     info = typed(conn, "pageInfo", dict, f"{what}.{key}", required=True)
     more = typed(info, "hasNextPage", bool, f"{what}.{key}.pageInfo", required=True)
-    return nodes, typed(info, "endCursor", str, f"{what}.{key}.pageInfo", required=more) if more else None
+    return nodes, typed(info, "endCursor", str, f"{what}.{key}.pageInfo", required=True) if more else None
 
 
 class GraphQLSource:

@@ -721,8 +721,8 @@ class Client:
             raise MalformedResponse(url, f"expected a JSON object, got {type(answer).__name__}", 200)
         errors = answer.get("errors")
         if errors:
-            said = "; ".join(str(e.get("message") if isinstance(e, dict) else e) for e in errors)[:300]
-            raise RemoteError(url, f"GraphQL errors: {said}", 200)
+            said = "; ".join(str(e.get("message") if isinstance(e, dict) else e) for e in errors)
+            raise RemoteError(url, f"GraphQL errors: {self._redact(said[:300])}", 200)
         return answer, response
 
     def get_pages(self, url: str, params: dict[str, Any] | None = None, *,
@@ -841,7 +841,10 @@ class Client:
         except ValueError:
             html = "html" in response.headers.get("Content-Type", "") or text[:1] == "<"
             message = None if html else text.split("\n", 1)[0]
-        message = str(message or "")[:200]
+        return self._redact(str(message or "")[:200])
+
+    def _redact(self, message: str) -> str:
+        """``message`` with every credential replaced: a forge's error text may quote what it was sent."""
         for secret in self.credentials.secrets():
             message = message.replace(secret, "REDACTED")
         return message
@@ -920,7 +923,7 @@ class Client:
                                                 status) from None
                     self._backoff(attempts)
                     continue
-                if not _graphql_rate_limited(self._parse(response)):
+                if body is None or not _graphql_rate_limited(self._parse(response)):
                     return response
             delay = self._rate_limit_delay(response)
             if delay is not None:
