@@ -19,6 +19,7 @@ from revmine.io.store import read_table  # noqa: E402
 from revmine.miners import JobOptions, mine_github, run_job  # noqa: E402
 from revmine.miners.github import GitHubMiner  # noqa: E402
 from revmine.miners.jobs import MiningFailed  # noqa: E402
+from revmine.pipeline import load_job  # noqa: E402
 from revmine.miners.http import Client, Credentials  # noqa: E402
 
 N_PULLS, LONG_PULL = 4, 105  # the long pull request: 105 commits, more than a GraphQL page of 100
@@ -154,3 +155,5 @@ def test_a_bad_api_value_is_one_error_line(tmp_path):
         run_job(job)
     assert str(caught.value) == f"{job} [projects[0].api]: must be 'rest' or 'graphql', not 'soap'"
     assert not (tmp_path / "out").exists()
+    job.write_text(job.read_text().replace('"soap"', '"graphql"'))
+    assert load_job(job).out == tmp_path / "out"  # revmine run knows the key
