@@ -450,6 +450,9 @@ def _add_mine(sub: argparse._SubParsersAction) -> None:
     github = platforms.add_parser("github", parents=[COMMON], help="one GitHub repository")
     github.add_argument("--repo", required=True, help="OWNER/NAME")
     github.add_argument("--api-url", default="https://api.github.com", help="API base (GitHub Enterprise, tests)")
+    github.add_argument("--api", choices=("rest", "graphql"), default="rest",
+                        help="where pull requests and review comments come from: REST (2 requests a pull request) "
+                             "or GraphQL (many pull requests a query, charged in points)")
     gitlab = platforms.add_parser("gitlab", parents=[COMMON], help="one GitLab project")
     gitlab.add_argument("--project", required=True, help="GROUP/NAME or the project's numeric id")
     gitlab.add_argument("--url", default="https://gitlab.com", help="the instance, e.g. https://gitlab.gnome.org")
@@ -489,7 +492,7 @@ def _run_mine(args: argparse.Namespace) -> int:
                                clone_url=args.clone_url, options=options)
     elif args.platform == "github":
         manifest = mine_github(args.repo, args.out, args.since, args.api_url, args.until,
-                               clone_url=args.clone_url, options=options)
+                               clone_url=args.clone_url, options=options, api=args.api)
     elif args.platform == "gitlab":
         manifest = mine_gitlab(args.project, args.out, args.since, args.url, args.until,
                                clone_url=args.clone_url, options=options)

@@ -43,7 +43,7 @@ from .package import __version__
 from .runtime import options
 
 STAGES = ("mine", "preprocess", "filter", "split", "export", "score")
-PROJECT_KEYS = {"source", "url", "project", "repo", "api_url", "since", "until", "clone_url"}
+PROJECT_KEYS = {"source", "url", "project", "repo", "api_url", "since", "until", "clone_url", "api"}
 STATE_FILE = "run.json"
 MINE_MARK = ".fingerprint"  # in the mining folder: which settings its checkpoints belong to
 #: settings that change where output goes or how fast it comes, not what it is

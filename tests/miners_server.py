@@ -137,6 +137,7 @@ def ghost_sha(label: str) -> str:
 class Fault:
     match: str  # substring of the request path (with query)
     # 429 | 429-reset | 429-date | 429-gitlab[-reset] | 403-ratelimit | 403-secondary | 401-echo | 500 | timeout | truncated | html
+    # | graphql-ratelimited (a GraphQL query refused with RATE_LIMITED, the reset ``value`` seconds away)
     # | noprefix | wrongtype | reset | nofyi (Gerrit file content without its X-FYI-Content-Encoding header)
     kind: str
     times: int = 1
@@ -152,6 +153,13 @@ class Forge:
     github_pulls: dict[int, dict] = field(default_factory=dict)
     github_comments: dict[int, list] = field(default_factory=dict)
     github_commits: dict[int, list] = field(default_factory=dict)
+    github_resolved: set[int] = field(default_factory=set)  # root comments of resolved review threads (GraphQL)
+    graphql_quota: int = 5000  # GraphQL points per token and window (tests/github_graphql_forge.py)
+    graphql_window: float = 3600.0  # seconds until the points are renewed
+    graphql_window_start: float = 0.0
+    graphql_used: Counter = field(default_factory=Counter)  # points spent per token
+    graphql_points: list[int] = field(default_factory=list)  # the cost of each query answered
+    graphql_log: list[dict] = field(default_factory=list)  # each query and its variables
     gitlab_mrs: dict[int, dict] = field(default_factory=dict)  # by iid
     gitlab_discussions: dict[int, list] = field(default_factory=dict)
     gitlab_versions: dict[int, list] = field(default_factory=dict)  # newest first
@@ -360,6 +368,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer()
         finally:
             self._answered()
+
+    def do_POST(self) -> None:  # noqa: N802 - GitHub's GraphQL endpoint
+        self._pending = False
+        if urlsplit(self.path).path != "/github/graphql":
+            return self._send(404, b'{"message": "Not Found"}')
+        self.forge.log.append((self.path, dict(self.headers)))
+        fault = next((f for f in self.forge.faults if f.match in self.path and f.times > 0), None)
+        if fault:
+            fault.times -= 1
+        from github_graphql_forge import answer  # it builds on this module
+
+        answer(self, fault)
 
     def _answered(self) -> None:
         """The request stops counting as in flight when its answer starts (the client cannot have it before)."""

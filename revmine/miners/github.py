@@ -23,7 +23,8 @@ such file is recorded in the drops with the reason. A commented commit that is n
 pull request (force-pushed) gets a round number after the listed commits, its content is read from
 the REST contents endpoint when git cannot reach it (counted), and the round is dropped if that fails.
 Requests: comments, then commits only when a reviewer commented on a file in a language mined (<= 2 per pull request
-plus pagination). ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
+plus pagination). With ``api = "graphql"`` the listing's queries bring both, a page of pull requests at a time
+(:mod:`.github_graphql`); everything else here is the same. ``/pulls/{n}/commits`` lists at most 250 commits: a pull request with that many is
 listed from git instead (``head ^base``, from ``refs/pull/N/head``); if git cannot, the rounds after
 the 250th may be missing and the manifest's drops say so.
 
@@ -44,6 +45,7 @@ from urllib.parse import quote, urlsplit
 from ..errors import InputError
 from ..lang.languages import DEFAULT_LANGUAGES
 from .authors import Accounts, github_author
+from .github_graphql import GraphQLSource
 from .base import Drop, DropReason, Fallback, Mined, Miner, Progress
 from .http import Client, MalformedResponse, NotCached, RemoteError, host_of
 from .licences import NOASSERTION
@@ -54,6 +56,8 @@ REFSPECS = ["+refs/pull/*/head:refs/pull/*/head", "+refs/heads/*:refs/heads/*"]
 DEFAULT_API = "https://api.github.com"
 #: ``/pulls/{n}/commits`` never lists more commits than this.
 COMMITS_CAP = 250
+#: Where pull requests, review comments and commits come from (:mod:`.github_graphql` for ``graphql``).
+APIS = ("rest", "graphql")
 
 
 def _login(user: dict | None, what: str) -> str | None:
@@ -74,9 +78,11 @@ class GitHubMiner(Miner):
 
     def __init__(self, client: Client, repo: str, since: datetime | None, until: datetime | None,
                  api_url: str = DEFAULT_API, page_size: int = 100, languages: tuple[str, ...] = DEFAULT_LANGUAGES,
-                 accounts: Accounts | None = None):
+                 accounts: Accounts | None = None, api: str = "rest"):
         if repo.count("/") != 1 or not all(repo.split("/")):
             raise InputError.setting("repository", f"must be OWNER/NAME, not {repo!r}")
+        if api not in APIS:
+            raise InputError.setting("api", f"must be 'rest' or 'graphql', not {api!r}")
         self.client = client
         self.languages = languages
         self.accounts = accounts  # known bot and AI-reviewer accounts (None: the shipped list)
@@ -86,6 +92,7 @@ class GitHubMiner(Miner):
         self.host = "github.com" if host == "api.github.com" else host
         self.since, self.until = since, until
         self.page_size = page_size
+        self.graphql = GraphQLSource(client, self.api, repo, page_size) if api == "graphql" else None
 
     @property
     def default_clone_url(self) -> str:
@@ -138,7 +145,8 @@ class GitHubMiner(Miner):
         the newest ``updated_at`` when the pass began and how many pages it read."""
         url = f"{self.api}/repos/{self.project}/pulls?state=all&sort=updated&direction=desc"
         top, pages = None, 0
-        for page, response in self._pages(url, revalidate=True):
+        listing = self.graphql.pull_pages() if self.graphql else self._pages(url, revalidate=True)
+        for page, response in listing:
             pages += 1
             with self.client.validating(response):
                 pulls = [self._pull(item) for item in page]
@@ -178,11 +186,7 @@ class GitHubMiner(Miner):
         number, updated = pull["number"], self.updated(pull)
         base = f"{self.api}/repos/{self.project}/pulls/{number}"
         owner = _login(pull.get("user"), "")  # checked by _pull
-        comments = []
-        for page, response in self._pages(f"{base}/comments", fresh_after=updated):
-            with self.client.validating(response):
-                comments += [c for c in (self._comment(item, owner, self.accounts) for item in page)
-                             if reads(c[0]["path"], self.languages)]
+        comments = [c for c in self._review_comments(pull, base, owner) if reads(c[0]["path"], self.languages)]
         if not any(not c["is_owner"] for c, _ in comments):
             return Mined()
         commits, mined = self._commits(pull, base, content)
@@ -210,13 +214,21 @@ class GitHubMiner(Miner):
             mined += round_rows(rnd, {path: grouped[sha][path]}, content)
         return mined
 
+    def _review_comments(self, pull: dict, base: str, owner: str | None) -> list[tuple[dict, str]]:
+        """The pull request's review comments (:meth:`_comment`); GraphQL's were checked as they were converted
+        to REST items (:func:`~revmine.miners.github_graphql.rest_comment`)."""
+        if self.graphql:
+            return [self._comment(item, owner, self.accounts) for item in self.graphql.comments(pull)]
+        comments = []
+        for page, response in self._pages(f"{base}/comments", fresh_after=self.updated(pull)):
+            with self.client.validating(response):
+                comments += [self._comment(item, owner, self.accounts) for item in page]
+        return comments
+
     def _commits(self, pull: dict, base: str, content: ContentReader) -> tuple[list[str], Mined]:
         """The pull request's commits, oldest first: from the API, or from git past the API's cap (a drop
         says so when git cannot list them either)."""
-        commits: list[str] = []
-        for page, response in self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
-            with self.client.validating(response):
-                commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
+        commits = self.graphql.commits(pull) if self.graphql else self._rest_commits(pull, base)
         if len(commits) < COMMITS_CAP:
             return commits, Mined()
         head, base_sha = _sha(pull, "head", ""), _sha(pull, "base", "")
@@ -226,6 +238,13 @@ class GitHubMiner(Miner):
                 DropReason.COMMITS_CAPPED, f"the API lists only {COMMITS_CAP} commits and git cannot list the rest "
                 "(head or base missing): later rounds may be missing", str(pull["number"]))])
         return listed, Mined()
+
+    def _rest_commits(self, pull: dict, base: str) -> list[str]:
+        commits: list[str] = []
+        for page, response in self._pages(f"{base}/commits", fresh_after=self.updated(pull)):
+            with self.client.validating(response):
+                commits += [typed(item, "sha", str, "a commit", required=True) for item in page]
+        return commits
 
     @staticmethod
     def _next_touching(wanted: list[tuple[str, str]], commits: list[str], head: str,
@@ -259,7 +278,8 @@ class GitHubMiner(Miner):
             "line": line, "start_line": typed(item, "original_start_line", int, what) or line, "end_line": line,
             "start_character": None, "end_character": None, "message": typed(item, "body", str, what),
             "in_reply_to": None if reply is None else str(reply),
-            "created": typed_time(item, "created_at", what), "unresolved": None,
-            "outdated": typed(item, "position", int, what) is None and typed(item, "line", int, what) is None,
+            "created": typed_time(item, "created_at", what), "unresolved": item.get("unresolved"),  # GraphQL's
+            "outdated": item["outdated"] if "outdated" in item else  # GraphQL says it; REST: no position, no line
+            typed(item, "position", int, what) is None and typed(item, "line", int, what) is None,
             "author_kind": kind, "author_evidence": evidence,
         }, sha

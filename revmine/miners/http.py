@@ -24,7 +24,7 @@ Decisions
   never touches the network and fails clearly on a miss.
 - Rate limits: ``X-RateLimit-Remaining``/``Reset`` (GitLab: ``RateLimit-Remaining``/``Reset``) are tracked per token. A 429, or a 403 with no
   remaining quota, a ``Retry-After`` or a body about a rate limit (GitHub's *secondary* limits come
-  with neither header), switches to another token if one is left, else sleeps for ``Retry-After``
+  with neither header), or a GraphQL 200 whose ``errors`` say ``RATE_LIMITED`` (:meth:`Client.post`), switches to another token if one is left, else sleeps for ``Retry-After``
   (seconds or an HTTP date), until the reset time, or 60 s (GitHub's advice for secondary limits);
   never less than 1 s, so ``Retry-After: 0`` cannot make us hammer. After ``max_rate_limit_retries``
   rate-limited answers per token to one request, or when ``wait_on_rate_limit`` is false,
@@ -301,6 +301,13 @@ def _timed_out(exc: BaseException) -> bool:
             return True
         exc = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else exc.__cause__
     return False
+
+
+def _graphql_rate_limited(body: Any) -> bool:
+    """Whether a 200's body is GitHub's GraphQL rate-limit answer (``errors`` of type ``RATE_LIMITED``: the
+    query cost more points than the token has left)."""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return isinstance(errors, list) and any(isinstance(e, dict) and e.get("type") == "RATE_LIMITED" for e in errors)
 
 
 def _quota(headers: Any, name: str) -> str | None:
@@ -700,6 +707,24 @@ class Client:
                                     f"{type(body).__name__}", response.status_code)
         return body, response
 
+    def post(self, url: str, body: dict[str, Any]) -> tuple[Any, requests.Response]:
+        """POST ``body`` as JSON (GitHub's GraphQL endpoint) and return (decoded JSON object, response), with the
+        retries, rate limits and token rotation of :meth:`get`.
+
+        Never cached: the cache keys on the method and the URL, which every GraphQL query shares, and a query's
+        answer must be fresh anyway (GraphQL has no ETag to revalidate with); offline, a POST is
+        :class:`NotCached`. A 200 whose ``errors`` say ``RATE_LIMITED`` is a rate limit (waited for as a 403's);
+        other ``errors`` raise :class:`RemoteError` with their messages."""
+        response = self._request(url, None, True, None, body)
+        answer = self._parse(response)
+        if not isinstance(answer, dict):
+            raise MalformedResponse(url, f"expected a JSON object, got {type(answer).__name__}", 200)
+        errors = answer.get("errors")
+        if errors:
+            said = "; ".join(str(e.get("message") if isinstance(e, dict) else e) for e in errors)
+            raise RemoteError(url, f"GraphQL errors: {self._redact(said[:300])}", 200)
+        return answer, response
+
     def get_pages(self, url: str, params: dict[str, Any] | None = None, *,
                   revalidate: bool = False, fresh_after: datetime | None = None
                   ) -> Iterator[tuple[list, requests.Response]]:
@@ -786,12 +811,13 @@ class Client:
         """Seconds to wait if ``response`` says we are rate limited, else None (see the module docstring)."""
         headers, status = response.headers, response.status_code
         exhausted = _quota(headers, "Remaining") == "0"
-        if status != 429 and not (status == 403 and (exhausted or "Retry-After" in headers
-                                                     or "rate limit" in self._message(response).lower())):
+        graphql = status == 200 and _graphql_rate_limited(self._parse(response))
+        if status != 429 and not graphql and not (status == 403 and (exhausted or "Retry-After" in headers
+                                                                     or "rate limit" in self._message(response).lower())):
             return None
         delay = self._retry_after(headers.get("Retry-After", ""))
         reset = _quota(headers, "Reset") or ""
-        if delay is None and exhausted and reset.isdigit():
+        if delay is None and (exhausted or graphql) and reset.isdigit():
             delay = float(reset) - self.clock() + 1.0
         return max(DEFAULT_RATE_LIMIT_WAIT if delay is None else delay, MIN_RATE_LIMIT_WAIT)
 
@@ -815,7 +841,10 @@ class Client:
         except ValueError:
             html = "html" in response.headers.get("Content-Type", "") or text[:1] == "<"
             message = None if html else text.split("\n", 1)[0]
-        message = str(message or "")[:200]
+        return self._redact(str(message or "")[:200])
+
+    def _redact(self, message: str) -> str:
+        """``message`` with every credential replaced: a forge's error text may quote what it was sent."""
         for secret in self.credentials.secrets():
             message = message.replace(secret, "REDACTED")
         return message
@@ -842,8 +871,12 @@ class Client:
         self.stats.add("cache_hits")
         return response
 
-    def _request(self, url: str, params: Any, revalidate: bool, fresh_after: datetime | None) -> requests.Response:
+    def _request(self, url: str, params: Any, revalidate: bool, fresh_after: datetime | None,
+                 body: dict[str, Any] | None = None) -> requests.Response:
+        method = "GET" if body is None else "POST"
         if self.cache_mode == "offline":
+            if body is not None:
+                raise NotCached(url, "a GraphQL query is never cached (offline replay is for REST); run online", 504)
             return self._replay(url, params)
         cached_ok = self.cache_mode != "off" and not revalidate and fresh_after is None
         if self.cache_mode != "off" and fresh_after is not None:
@@ -856,12 +889,14 @@ class Client:
         while True:
             headers, auth, token = self._auth()
             kwargs: dict[str, Any] = {"params": params, "headers": headers, "auth": auth, "timeout": self.timeout}
+            if body is not None:
+                kwargs["json"] = body
             if self.cache_mode != "off":
                 kwargs["refresh"] = not cached_ok
             response = None
             try:
-                with self.watch.wait(f"GET {redact_url(url)}"):
-                    response = self.session.get(url, **kwargs)
+                with self.watch.wait(f"{method} {redact_url(url)}"):
+                    response = self.session.request(method, url, **kwargs)
             except (requests.Timeout, requests.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
                 attempts += 1
                 stalled = _timed_out(exc)
@@ -888,7 +923,8 @@ class Client:
                                                 status) from None
                     self._backoff(attempts)
                     continue
-                return response
+                if body is None or not _graphql_rate_limited(self._parse(response)):
+                    return response
             delay = self._rate_limit_delay(response)
             if delay is not None:
                 limited += 1

@@ -83,7 +83,7 @@ from .authors import known_accounts
 from .base import Drop, DropReason, ListingStalled, Mined, Miner
 from .gerrit import GerritMiner
 from .git import GitError, GitRefused, GitRepo, GitStalled
-from .github import DEFAULT_API, GitHubMiner
+from .github import APIS, DEFAULT_API, GitHubMiner
 from .gitlab import DEFAULT_URL as GITLAB_URL
 from .gitlab import GitLabMiner
 from .http import (Client, Credentials, Dialect, Limiter, RateLimited, RemoteError, Stalled, check_url,
@@ -119,6 +119,7 @@ class ProjectSpec:
     since: datetime | None = None
     until: datetime | None = None
     clone_url: str | None = None  # default: derived from url / api_url
+    api: str = "rest"  # GitHub: "rest" or "graphql" (where pull requests and review comments come from)
 
     @property
     def host(self) -> str:
@@ -487,7 +488,7 @@ def _miner(spec: ProjectSpec, client: Client, state: dict, accounts: Any = None,
         return GitLabMiner(client, spec.url or GITLAB_URL, spec.project, spec.since and since, spec.until and until,
                            languages=languages, accounts=accounts)
     return GitHubMiner(client, spec.project, spec.since and since, spec.until and until, spec.api_url,
-                       languages=languages, accounts=accounts)
+                       languages=languages, accounts=accounts, api=spec.api)
 
 
 def _repo(spec: ProjectSpec, miner: Miner, out: Path, opts: JobOptions, client: Client) -> GitRepo:
@@ -769,11 +770,12 @@ def mine_gerrit(url: str, project: str, out: str | Path, since: str | datetime |
 
 def mine_github(repo: str, out: str | Path, since: str | datetime | None = None,
                 api_url: str = DEFAULT_API, until: str | datetime | None = None, *,
-                clone_url: str | None = None, options: JobOptions | None = None) -> dict:
-    """Mine one GitHub repository (``revmine mine github``); returns the run manifest."""
+                clone_url: str | None = None, options: JobOptions | None = None, api: str = "rest") -> dict:
+    """Mine one GitHub repository (``revmine mine github``) through its REST or GraphQL ``api``; returns the run
+    manifest."""
     s, u = _since_until(since, until)
     return run_projects([ProjectSpec("github", repo, api_url=api_url.rstrip("/"), since=s, until=u,
-                                     clone_url=clone_url)], out, options)
+                                     clone_url=clone_url, api=api)], out, options)
 
 
 def mine_gitlab(project: str, out: str | Path, since: str | datetime | None = None,
@@ -839,8 +841,11 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
             repo = entry.get("repo")
             if not isinstance(repo, str) or repo.count("/") != 1:
                 raise InputError(path, "a github project needs repo = \"OWNER/NAME\"", field=f"{where}.repo")
+            api = entry.get("api", "rest")
+            if api not in APIS:
+                raise InputError(path, f"must be 'rest' or 'graphql', not {api!r}", field=f"{where}.api")
             specs.append(ProjectSpec("github", repo, api_url=str(entry.get("api_url", DEFAULT_API)).rstrip("/"),
-                                     since=since, until=until, clone_url=entry.get("clone_url")))
+                                     since=since, until=until, clone_url=entry.get("clone_url"), api=api))
         elif source == "gitlab":
             project, url = entry.get("project"), entry.get("url", GITLAB_URL)
             if isinstance(project, int) and not isinstance(project, bool) and project > 0:
