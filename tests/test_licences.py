@@ -111,7 +111,7 @@ def test_permissive_means_scancode_s_permissive_and_public_domain():
                                   "GPL-2.0", "MPL-2.0 AND MIT", "Elastic-2.0", NOASSERTION, None)] == \
         ["permissive", "permissive", "permissive", "permissive", "copyleft", "copyleft", "other", "none", "none"]
     gate = LicenceGate(["permissive", "GPL-2.0"])  # GPL-2.0 is the deprecated id of GPL-2.0-only
-    assert [gate.reason("p", e) for e in ("BSD-3-Clause", "GPL-2.0-only", "GPL-3.0-only AND MIT", "Foo", None)] == \
+    assert [gate.reason(e) for e in ("BSD-3-Clause", "GPL-2.0-only", "GPL-3.0-only AND MIT", "Foo", None)] == \
         [None, None, "licence", "licence", "unknown_licence"]
 
 

@@ -324,7 +324,7 @@ class Withheld:
 
     def reason(self, kind: str, project: str, licence: str | None, author: str | None, split: str) -> str | None:
         """Why one row may not go out (None: it may), counted."""
-        why = OPT_OUT if author and author.lower() in self.opted_out else self.gate.reason(project, licence)
+        why = OPT_OUT if author and author.lower() in self.opted_out else self.gate.reason(licence)
         if why is not None:
             self.by_split[(kind, split)] += 1
             self.by_project[(project, why)] += 1
@@ -333,13 +333,10 @@ class Withheld:
     def result(self) -> dict[str, Any]:
         """``run.json``'s part: rows per licence (as seen, before any was left out) and rows left out per reason
         and project."""
-        per_licence: Counter[str] = Counter()
-        for (_, licence), n in self.gate.rows.items():
-            per_licence[licence] += n
         left_out: dict[str, dict[str, int]] = {}
         for (project, why), n in sorted(self.by_project.items()):
             left_out.setdefault(why, {})[project] = n
-        return {"licences": {"allowed": list(self.gate.allowed), "rows": dict(per_licence.most_common())},
+        return {"licences": {"allowed": list(self.gate.allowed), "rows": dict(self.gate.rows.most_common())},
                 "withheld": left_out}
 
 
@@ -608,9 +605,7 @@ def _licence_lines(withheld: Withheld | None) -> list[str]:
     allow said plainly, and the rows left out for their licence or the opt-out list."""
     if withheld is None or not withheld.gate.rows:
         return []
-    per_licence: Counter[str] = Counter()
-    for (_, licence), n in withheld.gate.rows.items():
-        per_licence[licence] += n
+    per_licence = withheld.gate.rows
     lines = ["Each row's `licence` is its project's at the revision submitted, as an SPDX expression: the forge's "
              "answer where it gives one (GitHub's licence endpoint), else the licence files at the top of the "
              "repository matched to SPDX licences (`NOASSERTION`: files that match none; empty: no licence file).", "",

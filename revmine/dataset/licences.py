@@ -63,6 +63,13 @@ def _key(symbol) -> str:  # noqa: ANN001
     return getattr(symbol, "license_symbol", symbol).key
 
 
+def _allowed_id(name: str) -> str:
+    """An allowlist's id as the parser names it (GPL-2.0 is GPL-2.0-only), so the allowlist and the rows compare
+    alike; a name it cannot read as one licence stays as written."""
+    parsed = _parsed(name)
+    return name if parsed is None or hasattr(parsed, "operator") else _key(parsed)
+
+
 def category(expression: str | None) -> str:
     """``permissive`` (ScanCode's Permissive and Public Domain), ``copyleft`` (Copyleft and Copyleft Limited),
     ``other`` (any other category, or an id it does not know) or ``none`` (no licence found, ``NOASSERTION``): the
@@ -74,31 +81,25 @@ def category(expression: str | None) -> str:
 
 
 class LicenceGate:
-    """Decides each row by its ``licence`` against an allowlist; counts rows per (project, licence) and drops per
-    (project, reason)."""
+    """Decides each row by its ``licence`` against an allowlist; counts the rows seen per licence (the caller
+    counts what it leaves out, with its other reasons)."""
 
     def __init__(self, allowed: Iterable[str]) -> None:
         self.allowed = tuple(allowed)
         self.any = ANY in self.allowed
         # each id as the parser names it (GPL-2.0 is GPL-2.0-only), so the allowlist and the rows compare alike
-        self._ids = {_key(_parsed(a)) if _parsed(a) is not None and not hasattr(_parsed(a), "operator") else a
-                     for a in self.allowed if a not in (ANY, PERMISSIVE)}
-        self.rows: Counter[tuple[str, str]] = Counter()  # (project, licence or "none") -> rows seen
-        self.dropped: Counter[tuple[str, str]] = Counter()  # (project, reason) -> rows left out
+        self._ids = {_allowed_id(a) for a in self.allowed if a not in (ANY, PERMISSIVE)}
+        self.rows: Counter[str] = Counter()  # licence (or "none") -> rows seen
 
-    def reason(self, project: str, licence: str | None) -> str | None:
+    def reason(self, licence: str | None) -> str | None:
         """None when the row may go out, else the reason it may not (:data:`LICENCE`, :data:`UNKNOWN_LICENCE`)."""
-        self.rows[(project, licence or "none")] += 1
+        self.rows[licence or "none"] += 1
         if self.any:
             return None
         if not licence or licence in _NONE:
-            why: str | None = UNKNOWN_LICENCE
-        else:
-            parsed = _parsed(licence)
-            why = None if parsed is not None and self._passes(parsed) else LICENCE
-        if why is not None:
-            self.dropped[(project, why)] += 1
-        return why
+            return UNKNOWN_LICENCE
+        parsed = _parsed(licence)
+        return None if parsed is not None and self._passes(parsed) else LICENCE
 
     def _passes(self, node) -> bool:  # noqa: ANN001
         if not hasattr(node, "operator"):

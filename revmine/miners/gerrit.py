@@ -66,14 +66,8 @@ def _account(info: Any, listed: frozenset[str] = frozenset()) -> str | None:
     (:func:`revmine.miners.jobs._without`) whichever of their identities they listed."""
     if not isinstance(info, dict):
         return None
-    named = next((str(info[key]) for key in ("username", "email", "name", "_account_id")
-                  if info.get(key) is not None and str(info[key]).lower() in listed), None)
-    if named is not None:
-        return named
-    for key in ("username", "email", "name", "_account_id"):
-        if info.get(key) is not None:
-            return str(info[key])
-    return None
+    known = [str(info[key]) for key in ("username", "email", "name", "_account_id") if info.get(key) is not None]
+    return next((name for name in known if name.lower() in listed), known[0] if known else None)
 
 
 class GerritMiner(Miner):

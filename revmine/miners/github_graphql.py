@@ -36,7 +36,7 @@ Not cached: GraphQL queries are POSTs (see :meth:`~revmine.miners.http.Client.po
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import requests
 
@@ -56,6 +56,8 @@ _PAGE = "pageInfo { hasNextPage endCursor }"
 _THREAD = f"id isResolved isOutdated comments(first: {CONNECTION}) {{ nodes {{ {_COMMENT} }} {_PAGE} }}"
 _COMMITS = f"nodes {{ commit {{ oid }} }} {_PAGE}"
 _RATE = "rateLimit { cost remaining resetAt }"
+#: the keys of a listed pull request's ``graphql`` entry -> the GraphQL connection they page
+_CONNECTIONS = {"threads": "reviewThreads", "commits": "commits"}
 LISTING = f"""query($owner: String!, $name: String!, $first: Int!, $after: String) {{
   repository(owner: $owner, name: $name) {{
     pullRequests(first: $first, after: $after, orderBy: {{field: UPDATED_AT, direction: DESC}}) {{
@@ -193,23 +195,24 @@ class GraphQLSource:
                 "graphql": {"threads": [_thread(t, what) for t in threads], "threads_after": threads_after,
                             "commits": _shas(commits, what), "commits_after": commits_after}}
 
-    def _pull_request(self, query: str, pull: dict, after: str, key: str) -> tuple[list, str | None, Any]:
-        """One follow-up page of ``pull``'s connection ``key``: its nodes, the next cursor, the response."""
-        data, response = self._query(query, owner=self.owner, name=self.name, number=pull["number"], after=after)
-        with self.client.validating(response):
-            repo = typed(data, "repository", dict, "data", required=True)
-            nodes, after_next = _connection(typed(repo, "pullRequest", dict, "repository", required=True), key,
-                                            "pullRequest")
-        return nodes, after_next, response
+    def _rest_of(self, query: str, pull: dict, key: str, convert: Callable[[list, str], list]) -> list:
+        """What the listing brought of ``pull``'s connection ``key`` and every follow-up page of it, each page's
+        nodes converted (``convert(nodes, what)``) inside the check of its answer."""
+        listed = pull["graphql"]
+        items, after = list(listed[key]), listed[f"{key}_after"]
+        what = f"pull request {pull['number']}"
+        while after is not None:
+            data, response = self._query(query, owner=self.owner, name=self.name, number=pull["number"], after=after)
+            with self.client.validating(response):
+                repo = typed(data, "repository", dict, "data", required=True)
+                nodes, after = _connection(typed(repo, "pullRequest", dict, "repository", required=True),
+                                           _CONNECTIONS[key], "pullRequest")
+                items += convert(nodes, what)
+        return items
 
     def comments(self, pull: dict) -> list[dict]:
         """Every review comment of ``pull`` as REST items, by id (REST's order), paging threads and comments."""
-        listed = pull["graphql"]
-        threads, after = list(listed["threads"]), listed["threads_after"]
-        while after is not None:
-            nodes, after, response = self._pull_request(MORE_THREADS, pull, after, "reviewThreads")
-            with self.client.validating(response):
-                threads += [_thread(t, f"pull request {pull['number']}") for t in nodes]
+        threads = self._rest_of(MORE_THREADS, pull, "threads", lambda nodes, what: [_thread(t, what) for t in nodes])
         items = []
         for thread in threads:
             items += thread["comments"]
@@ -224,13 +227,7 @@ class GraphQLSource:
 
     def commits(self, pull: dict) -> list[str]:
         """``pull``'s commits, oldest first, paging past the first hundred."""
-        listed = pull["graphql"]
-        shas, after = list(listed["commits"]), listed["commits_after"]
-        while after is not None:
-            nodes, after, response = self._pull_request(MORE_COMMITS, pull, after, "commits")
-            with self.client.validating(response):
-                shas += _shas(nodes, f"pull request {pull['number']}")
-        return shas
+        return self._rest_of(MORE_COMMITS, pull, "commits", _shas)
 
 
 def _thread(node: Any, what: str) -> dict:

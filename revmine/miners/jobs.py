@@ -816,7 +816,11 @@ def load_job(path: str | Path) -> tuple[list[ProjectSpec], dict]:
     max_concurrent_per_host, languages, robot_comments, stall_timeout, known_accounts, recordings) and
     ``[[projects]]``."""
     path = Path(path)
-    doc = read_toml(path)
+    return _job_of(path, read_toml(path))
+
+
+def _job_of(path: Path, doc: dict) -> tuple[list[ProjectSpec], dict]:
+    """:func:`load_job` of a job file already read (``doc``)."""
     job = doc.get("job", {})
     entries = doc.get("projects")
     if not isinstance(job, dict):
@@ -871,7 +875,8 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
     change the paths asked); ``options.credentials`` still are.
     """
     path = Path(job_toml_path)
-    specs, job = load_job(path)
+    doc = read_toml(path)
+    specs, job = _job_of(path, doc)
     base = path.resolve().parent
     target = Path(out) if out is not None else (base / job["out"] if "out" in job else None)
     if target is None:
@@ -913,7 +918,7 @@ def run_job(job_toml_path: str | Path, out: str | Path | None = None, options: J
         if not isinstance(job["robot_comments"], bool):
             raise InputError(path, "must be true or false", field="job.robot_comments")
         opts.robot_comments = job["robot_comments"]
-    opt_out = read_toml(path).get("publish", {}).get("opt_out")  # [publish]: the pipeline checked its type
+    opt_out = doc.get("publish", {}).get("opt_out")  # [publish]: the pipeline checked its type
     if isinstance(opt_out, str) and opts.opt_out is None:
         opts.opt_out = base / opt_out
     asked = {"job": str(path), "projects": [s.asked() for s in specs]}
