@@ -153,6 +153,9 @@ def test_asks_for_change() -> None:
     ("Patch Set 1: Looks good to me, approved", "Looks good to me, approved"),
     ("Patch Set 1: No score; Looks good to me, but someone else must approve",
      "Looks good to me, but someone else must approve"),
+    # only the header and the count of inline comments: the message itself says nothing
+    ("Patch Set 14:\n\n(2 comments)", ""),
+    ("Patch Set 3:", ""),
     # anything else is left as it is
     ("Rename x", "Rename x"),
     ("See Patch Set 2: it had the fix", "See Patch Set 2: it had the fix"),
@@ -164,4 +167,5 @@ def test_message_body_drops_the_gerrit_header(message: str, body: str) -> None:
 def test_a_bare_gerrit_approval_is_dropped_and_a_request_behind_a_header_is_not() -> None:
     assert rules.drops("Patch Set 1: Looks good to me, approved")
     assert rules.drops("Patch Set 3: Code-Review+2 Verified+1")
+    assert rules.drops("Patch Set 14:\n\n(2 comments)")
     assert not rules.drops("Patch Set 2: Code-Review-1\n\n(1 comment)\n\nThis leaks the stream; close it in finally.")

@@ -89,15 +89,16 @@ def message_body(text: str) -> str:
     """What the reviewer wrote in a Gerrit change message: the header line of votes and the count of inline
     comments dropped. A message that is only its header keeps its votes, as ``+1`` or ``-1`` each
     (``Code-Review+2 Verified+1`` -> ``+1 +1``), or the words Gerrit gave them ("Looks good to me, approved"):
-    a bare approval is praise, and the rules see it as one. Any other text is returned unchanged."""
+    a bare approval is praise, and the rules see it as one. A header with neither votes nor text ("Patch Set 4:"
+    over "(2 comments)": the reviewer's words are in the inline comments) leaves nothing. Any other text is
+    returned unchanged."""
     header = _GERRIT_HEADER.match(text)
     if header is None:
         return text
     body = text[header.end():].strip()
     if body:
         return body
-    votes = _VOTE.sub(lambda m: f"{m.group(1)}1", header.group(1)).strip().removeprefix("No score;").strip()
-    return votes or text
+    return _VOTE.sub(lambda m: f"{m.group(1)}1", header.group(1)).strip().removeprefix("No score;").strip()
 
 
 def _prose(text: str) -> str:
