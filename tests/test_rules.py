@@ -13,6 +13,10 @@ TRIPS = [
     ("empty_after_stopwords", "And this one?"),
     ("approval", "LGTM"),
     ("approval", "Looks good to me now!"),
+    # praise that names what it likes, with nothing after it that hedges or asks
+    ("approval", "Nice cleanup"),
+    ("approval", "I like this approach a lot"),
+    ("approval", "This is much cleaner now."),
     ("acknowledgement", "Done."),
     ("acknowledgement", "Good catch, fixed in the next patch set."),
     ("acknowledgement", "Right, the caller already handles that."),
@@ -67,6 +71,11 @@ RELEVANT = [
     "Catching Exception is too broad; catch IOException.",
     "Why not make parse() return an Optional?",
     "magic number 1000, extract please",
+    # praise words before a request, a hedge or a wish are not praise
+    "Nice, but the reader is never closed here.",
+    "It would be nice to have a constant for 42.",
+    "Good to have a null check here.",
+    "Nice idea; could we use a Set instead?",
     # A change request beside a topic phrase (or braces, which are tokens of the abstracted method).
     "Please add braces around the if body",
     "This line is too long, extract a local variable",
