@@ -232,7 +232,7 @@ def test_real_labels_name_their_source_licence_and_a_rubric_category() -> None:
     with open(REAL, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) >= 600 and len({r["project"] for r in rows}) >= 100
-    assert {r["licence"] for r in rows} <= {"CC-BY-4.0", "MIT", "Apache-2.0"} and all(r["provenance"] for r in rows)
+    assert {r["licence"] for r in rows} <= {"CC-BY-4.0", "MIT", "Apache-2.0", "BSD-3-Clause"} and all(r["provenance"] for r in rows)
     assert {r["category"] for r in rows} | {r["content"] for r in rows} <= set(classifier.CATEGORIES)
     assert all((r["category"] == "bot_output") == (r["author_role"] == "bot") for r in rows)
     with open(LABELS_2021, encoding="utf-8", newline="") as fh:
