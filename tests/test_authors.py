@@ -100,10 +100,16 @@ def test_every_row_of_the_shipped_list_reads_with_its_source_and_date():
     assert len(accounts) >= 6
     for (forge, login), entry in accounts.items():
         assert forge in ("github", "gerrit") and entry.kind in ("bot", "ai_reviewer")
-        assert entry.source.startswith("https://") and str(entry.checked) <= "2026-11-28"
+        assert entry.source.startswith("https://") and str(entry.checked) <= "2026-11-29"
     for login in ("coderabbitai[bot]", "copilot-pull-request-reviewer[bot]", "gemini-code-assist[bot]",
-                  "sourcery-ai[bot]", "greptile-apps[bot]"):
+                  "sourcery-ai[bot]", "greptile-apps[bot]", "qodo-merge-pro[bot]", "korbit-ai[bot]",
+                  "codeant-ai[bot]", "devin-ai-integration[bot]"):
         assert accounts[("github", login)].kind == "ai_reviewer"
+    # user accounts (no [bot], type User) that post CI output: only the list names them
+    for login in ("coveralls", "codecov-commenter", "k8s-ci-robot", "gopherbot"):
+        assert accounts[("github", login)].kind == "bot"
+    for login in ("zuul", "jenkins-bot", "jenkins", "qt sanity bot", "go bot", "gobot@golang.org"):
+        assert accounts[("gerrit", login)].kind == "bot"
 
 
 @pytest.mark.parametrize("row, field", [
@@ -123,7 +129,9 @@ def test_a_bad_row_of_a_list_names_file_row_and_field(tmp_path, row, field):
 
 def test_github_user_objects():
     assert github_author({"login": "octocat", "type": "User"}) == ("human", None)
-    assert github_author({"login": "dependabot[bot]", "type": "Bot"}) == ("bot", "type=Bot;login=[bot]")
+    assert github_author({"login": "some-ci-app[bot]", "type": "Bot"}) == ("bot", "type=Bot;login=[bot]")
+    assert github_author({"login": "dependabot[bot]", "type": "Bot"}) == \
+        ("bot", "type=Bot;login=[bot];list=bot:Dependabot")
     assert github_author({"login": "renamed-app", "type": "Bot"}) == ("bot", "type=Bot")
     kind, evidence = github_author({"login": "coderabbitai[bot]", "type": "Bot"})
     assert kind == "ai_reviewer" and evidence.startswith("type=Bot;login=[bot];list=ai_reviewer:")
@@ -131,9 +139,35 @@ def test_github_user_objects():
     assert github_author(None) == ("human", None)  # a deleted account
 
 
+def test_user_accounts_that_post_ci_output_are_bots_only_by_the_list():
+    """Coveralls, Codecov's commenter, Prow and gopherbot comment from ordinary user accounts (``type: "User"``, no
+    ``[bot]``, as their pull-request pages show them): the list is the only sign; a look-alike login is a person."""
+    for login in ("coveralls", "codecov-commenter", "k8s-ci-robot", "gopherbot"):
+        kind, evidence = github_author({"login": login, "type": "User"})
+        assert kind == "bot" and evidence.startswith("list=bot:"), login
+    assert github_author({"login": "Coveralls", "type": "User"})[0] == "bot"  # logins are case-insensitive
+    for login in ("coveralls-fan", "my-k8s-ci-robot", "gopherbotanist"):
+        assert github_author({"login": login, "type": "User"}) == ("human", None), login
+
+
 def test_gerrit_account_infos():
     assert gerrit_author({"_account_id": 1, "username": "alice", "name": "Alice"}) == ("human", None)
     assert gerrit_author({"_account_id": 2, "username": "ci", "tags": ["SERVICE_USER"]}) == ("bot", "tags=SERVICE_USER")
+    # CI accounts of public instances, as their AccountInfos were recorded (LibreOffice, Qt, Go): the list names them
+    # by full name, e-mail or username; Go's also carries the Service Users tag
+    jenkins = {"_account_id": 1000855, "name": "Jenkins", "username": "ci"}
+    sanity = {"name": "Qt Sanity Bot", "email": "qt_sanitybot@qt-project.org", "username": "qt_sanity_bot"}
+    go_bot = {"_account_id": 5976, "name": "Go Bot", "email": "gobot@golang.org", "tags": ["SERVICE_USER"]}
+    for account in (jenkins, sanity, {"_account_id": 9, "name": "Qt Sanity Bot"}, {"username": "jenkins-bot"}):
+        kind, evidence = gerrit_author(account)
+        assert kind == "bot" and evidence.startswith("list=bot:"), account
+    kind, evidence = gerrit_author(go_bot)
+    assert kind == "bot" and evidence.startswith("tags=SERVICE_USER;list=bot:")
+    # people whose names merely contain a CI account's name are people
+    for person in ({"name": "Sam Jenkins", "username": "sjenkins", "email": "sam.jenkins@example.org"},
+                   {"name": "Zuul Developer", "username": "zuuldev"},
+                   {"name": "Go Botha", "email": "gb@example.org"}):
+        assert gerrit_author(person) == ("human", None), person
 
 
 def test_masking_keeps_the_words_and_hides_what_varies():
@@ -261,13 +295,21 @@ def test_a_bad_kind_in_candidates_names_row_and_field(github_run, tmp_path):
 
 
 def test_gerrit_service_user_and_robot_comments_on_the_look_alike(tmp_path):
-    """The look-alike Gerrit: a service user's comment (AccountInfo ``tags``) and a robot comment
-    (``/robotcomments``, mined when asked) are a bot's; the human's stays human."""
+    """The look-alike Gerrit: a service user's comment (AccountInfo ``tags``), a robot comment (``/robotcomments``,
+    mined when asked) and a comment by a CI account the shipped list names (Qt's sanity bot, its AccountInfo as
+    Qt's Gerrit sent it: no tag) are a bot's; the humans' stay human, a "Jenkins" in a person's name included."""
     forge = build_forge(tmp_path / "forge", n_changes=1, n_pulls=1)
     comments = forge.gerrit_comments[1]["src/Foo1.java"]
     service = {"_account_id": 3000, "name": "CI", "username": "ci-bot", "email": "ci@example.org",
                "tags": ["SERVICE_USER"]}
     comments.append({**copy.deepcopy(comments[0]), "id": "svc1", "message": "Build failed", "author": service})
+    sanity = {"_account_id": 1000049, "name": "Qt Sanity Bot", "email": "qt_sanitybot@qt-project.org",
+              "username": "qt_sanity_bot"}
+    comments.append({**copy.deepcopy(comments[0]), "id": "qt1", "author": sanity,
+                     "message": "Apparently pushing a Work In Progress"})
+    person = {"_account_id": 3200, "name": "Sam Jenkins", "username": "sjenkins", "email": "sam@example.org"}
+    comments.append({**copy.deepcopy(comments[0]), "id": "sam1", "author": person,
+                     "message": "Rename this helper, it does more than parse"})
     forge.gerrit_robot_comments[1] = {"src/Foo1.java": [{
         **copy.deepcopy(comments[0]), "id": "rob1", "message": "Unused variable", "robot_id": "checkstyle",
         "robot_run_id": "run-1", "author": {"_account_id": 2000, "username": "reviewer"},
@@ -281,16 +323,17 @@ def test_gerrit_service_user_and_robot_comments_on_the_look_alike(tmp_path):
     kinds = {c["id"]: (c["author_kind"], c["author_evidence"]) for r in rows for c in r["comments"]}
     assert kinds["svc1"] == ("bot", "tags=SERVICE_USER")
     assert kinds["rob1"] == ("bot", "robot_comment:checkstyle")
-    assert kinds["c1a"][0] == "human"
+    assert kinds["qt1"][0] == "bot" and kinds["qt1"][1].startswith("list=bot:Qt Sanity Bot")
+    assert kinds["c1a"][0] == "human" and kinds["sam1"] == ("human", None)
     plain = read_table(tmp_path / "plain" / "rounds.parquet").to_pylist()
     assert "rob1" not in {c["id"] for r in plain for c in r["comments"]}  # not asked: not mined
     preprocess(tmp_path / "out" / "rounds.parquet", tmp_path / "pre")
     filter_candidates(tmp_path / "pre" / "candidates.parquet", tmp_path / "filtered")
     fate = {r["comment_id"]: r["reason"] for r in read_table(tmp_path / "filtered" / "dropped.parquet").to_pylist()
             if r["kind"] == "triplet"}
-    assert fate["svc1"] == "bot" and fate["rob1"] == "bot"
-    assert fate.get("c1a") not in ("bot", "ai_reviewer")
-    assert Counter(fate.values())["bot"] == 2
+    assert fate["svc1"] == "bot" and fate["rob1"] == "bot" and fate["qt1"] == "bot"
+    assert fate.get("c1a") not in ("bot", "ai_reviewer") and fate.get("sam1") not in ("bot", "ai_reviewer")
+    assert Counter(fate.values())["bot"] == 3
 
 
 def test_the_run_report_shows_who_commented(github_run, tmp_path):
