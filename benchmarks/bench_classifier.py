@@ -14,17 +14,22 @@ JSON Lines with ``text,label,category,project`` and optionally ``content`` and `
   split, each scored by a model fitted on the other nine and every labelled project) and what the shipped
   model keeps of it (what a rebuild of the published dataset sees);
 * **time**: comments filtered per second by the keyword rules and the shipped model, beside the same for
-  ``--previous-model`` (by default the model of the last release before the real labels, read from git),
-  median of 5 runs with the spread, on the same comments in the same run.
+  the filter before the real labels (the code *and* the model of ``REFERENCE_COMMIT``, unpacked from git),
+  each timed in a fresh process, the two alternating, median of 5 runs with the spread, on the 2021 split's
+  comments in the same run; ``--reference-tree`` names another package tree to compare against.
 
-Usage: python benchmarks/bench_classifier.py [--fixtures DIR] [--extra FILE ...] [--previous-model NPZ]
+Usage: python benchmarks/bench_classifier.py [--fixtures DIR] [--extra FILE ...] [--reference-tree DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import statistics
 import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -35,8 +40,8 @@ from revmine.filters import classifier
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "tufano2021"
-#: the commit whose shipped model learnt from the 2021 split and synthetic noise only
-PREVIOUS_MODEL_COMMIT = "11e8cbc"
+#: the last release before the real labels: its filter (code and model) is what "today's time" meant
+REFERENCE_COMMIT = "11e8cbc"
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6)
 
 
@@ -45,36 +50,42 @@ def share(mask: np.ndarray, of: np.ndarray) -> str:
     return f"{mask[of].mean():.1%} ({int(mask[of].sum())}/{n})" if n else "-"
 
 
-def previous_model(path: Path | None, tmp: Path) -> classifier.NoiseModel | None:
-    if path is None:
-        path = tmp / "previous.npz"
-        blob = subprocess.run(["git", "show", f"{PREVIOUS_MODEL_COMMIT}:revmine/{classifier.MODEL_FILE}"],
-                              cwd=ROOT, capture_output=True)
-        if blob.returncode:
-            return None
-        path.write_bytes(blob.stdout)
-    try:
-        return classifier.load(path)
-    except Exception as exc:  # a model of an older format: say so, time the rest
-        print(f"previous model not loadable here ({exc})")
-        return None
+#: run in a fresh process of the tree timed: the keyword rules and the shipped model over the 2021 split
+_TIMED = """
+import csv, sys, time
+from revmine.filters import classifier
+with open(sys.argv[1], encoding="utf-8", newline="") as fh:
+    texts = [row["comment"] for row in csv.DictReader(fh)]
+model = classifier.default_model()
+model.predict(texts[:50]); classifier.rules_noise(texts[:50])
+started = time.perf_counter()
+model.predict(texts); classifier.rules_noise(texts)
+print(len(texts) / (time.perf_counter() - started))
+"""
 
 
-def rate(model: classifier.NoiseModel, texts: list[str], runs: int = 5) -> list[float]:
-    rates = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        model.predict(texts)
-        classifier.rules_noise(texts)
-        rates.append(len(texts) / (time.perf_counter() - started))
-    return rates
+def reference_tree(tmp: Path) -> Path:
+    """The ``revmine`` package of :data:`REFERENCE_COMMIT`, unpacked under ``tmp``."""
+    archive = subprocess.run(["git", "archive", "--format=tar", REFERENCE_COMMIT, "revmine"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tmp, filter="data")
+    return tmp
+
+
+def rate(tree: Path, test_csv: Path) -> float:
+    """Comments a second filtered by the package in ``tree`` (its ``revmine``, not the installed one)."""
+    done = subprocess.run([sys.executable, "-c", _TIMED, str(test_csv.resolve())], cwd=tree, capture_output=True,
+                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(tree)})
+    return float(done.stdout.split()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", type=Path, default=FIXTURES)
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more labelled files (held-out projects)")
-    parser.add_argument("--previous-model", type=Path, default=None)
+    parser.add_argument("--reference-tree", type=Path, default=None,
+                        help=f"a folder holding the revmine package to compare with (default: {REFERENCE_COMMIT}'s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-project", type=int, default=30,
                         help="projects with fewer labelled comments are left out together, as one group")
@@ -150,16 +161,16 @@ def main() -> None:
           f"{share(~rules_2021 & shipped.predict(published.texts), every)}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        before = previous_model(args.previous_model, Path(tmp))
-        now = rate(shipped, published.texts)
-        line = (f"\nfilter (rules + shipped model): median {statistics.median(now):,.0f} comments/s "
-                f"(runs {min(now):,.0f}-{max(now):,.0f})")
-        if before is not None:
-            then = rate(before, published.texts)
-            line += (f"; previous model: median {statistics.median(then):,.0f} comments/s (runs {min(then):,.0f}-"
-                     f"{max(then):,.0f}); time per comment {statistics.median(then) / statistics.median(now):.2f}x "
-                     "the previous")
-        print(line)
+        before_tree = args.reference_tree or reference_tree(Path(tmp))
+        test_csv = args.fixtures / "test.csv"
+        now, then = [], []
+        for _ in range(5):
+            then.append(rate(before_tree, test_csv))
+            now.append(rate(ROOT, test_csv))
+    print(f"\nfilter (rules + shipped model): median {statistics.median(now):,.0f} comments/s (runs {min(now):,.0f}-"
+          f"{max(now):,.0f}); before the real labels ({REFERENCE_COMMIT}'s code and model): median "
+          f"{statistics.median(then):,.0f} comments/s (runs {min(then):,.0f}-{max(then):,.0f}); time per comment "
+          f"{statistics.median(then) / statistics.median(now):.2f}x the reference")
 
 
 if __name__ == "__main__":
