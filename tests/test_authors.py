@@ -422,5 +422,6 @@ def test_the_bot_accounts_of_real_labelled_reviews_are_told_apart() -> None:
     # the services that wrote AI code reviews in those rows (read one by one when labelling)
     reviewers = {"coderabbitai[bot]", "copilot-pull-request-reviewer[bot]", "Copilot", "cursor[bot]",
                  "gemini-code-assist[bot]", "ellipsis-dev[bot]", "cubic-dev-ai[bot]", "sourcery-ai[bot]",
-                 "greptile-apps[bot]", "claude[bot]", "chatgpt-codex-connector[bot]", "matter-code-review[bot]"}
+                 "greptile-apps[bot]", "claude[bot]", "chatgpt-codex-connector[bot]", "matter-code-review[bot]",
+                 "graphite-app[bot]"}
     assert {login for login, kind in kinds.items() if kind == "ai_reviewer"} == reviewers & logins
