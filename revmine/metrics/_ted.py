@@ -55,18 +55,14 @@ class PostorderTree:
     def build(cls, labels: Sequence[int], leftmost: Sequence[int]) -> "PostorderTree":
         """From postorder label ids and leftmost-leaf numbers; keyroots (the highest node per leftmost leaf)
         and the mirrored tree are derived."""
-        labels = np.asarray(labels, dtype=np.int64)
-        keyroots, work, order, mirrored_leftmost, mirrored_keyroots, mirrored_work = \
-            kernel(decompose)(np.asarray(leftmost, dtype=np.int64))
-        mirrored_labels = np.empty_like(labels)
-        mirrored_labels[order] = labels
-        mirrored = cls(mirrored_labels, mirrored_leftmost, mirrored_keyroots, int(mirrored_work))
-        return cls(labels, np.asarray(leftmost, dtype=np.int64), keyroots, int(work), mirrored)
+        labels, leftmost = np.asarray(labels, dtype=np.int64), np.asarray(leftmost, dtype=np.int64)
+        keyroots, work, *mirror = kernel(decompose)(labels, leftmost)
+        return cls(labels, leftmost, keyroots, int(work), cls(*mirror[:3], int(mirror[3])))
 
 
-def decompose(leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Keyroots and work of a postorder tree, and of its mirror: where each node goes in the mirror's postorder
-    (the original's preorder reversed), the mirror's leftmost leaves, keyroots and work.
+def decompose(labels: np.ndarray, leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Keyroots and work of a postorder tree, and its mirror's labels, leftmost leaves, keyroots and work (the
+    mirror's postorder is the original's preorder reversed).
 
     A node k's descendants are the nodes leftmost[k]..k, so the nodes before it in preorder are its
     ancestors and the leftmost[k] nodes left of its subtree: preorder(k) = leftmost[k] + depth(k).
@@ -82,11 +78,11 @@ def decompose(leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.nda
         depth[node] = top
         stack[top] = node
         top += 1
-    order = np.zeros(n, dtype=np.int64)
+    mirrored_labels = np.zeros(n, dtype=np.int64)
     mirrored_leftmost = np.zeros(n, dtype=np.int64)
     for node in range(n):
         position = n - 1 - (leftmost[node] + depth[node])
-        order[node] = position
+        mirrored_labels[position] = labels[node]
         mirrored_leftmost[position] = position - (node - leftmost[node])
     sides = np.stack((leftmost, mirrored_leftmost))
     keyroot = np.zeros((2, n), dtype=np.bool_)  # the highest node of each leftmost leaf, per side
@@ -99,7 +95,8 @@ def decompose(leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.nda
                 seen[side, leaf] = True
                 keyroot[side, node] = True
                 work[side] += node - leaf + 1
-    return (np.flatnonzero(keyroot[0]), work[0], order, mirrored_leftmost, np.flatnonzero(keyroot[1]), work[1])
+    return (np.flatnonzero(keyroot[0]), work[0], mirrored_labels, mirrored_leftmost, np.flatnonzero(keyroot[1]),
+            work[1])
 
 
 def zhang_shasha(l1: np.ndarray, kr1: np.ndarray, lab1: np.ndarray,

@@ -291,7 +291,7 @@ class TreeEditDistance(StructureDistance):
         check_lengths(hypotheses, references)
         ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed = self._rows(len(hypotheses))
         codes: dict[str, _Code] = {}
-        vocabulary: dict[str, int] = {}
+        vocabulary = _Vocabulary()
         interned: dict[tuple[str, bool], PostorderTree] = {}
         done: dict[tuple[str, str], tuple[int, int, int]] = {}
 
@@ -302,8 +302,8 @@ class TreeEditDistance(StructureDistance):
                 if flat and code.tokens is None:
                     code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair, self.lang))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
-                ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
-                interned[key] = PostorderTree.build(ids, labelled.leftmost)
+                interned[key] = PostorderTree.build(list(map(vocabulary.__getitem__, labelled.labels)),
+                                                    labelled.leftmost)
             return interned[key]
 
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
@@ -322,6 +322,15 @@ class TreeEditDistance(StructureDistance):
             ted[row], hyp_nodes[row], ref_nodes[row] = done[hyp, ref]
         score = self._score(ted, hyp_nodes, ref_nodes, hyp_parsed & ref_parsed, hypotheses, references)
         return TreeScores(score, ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed)
+
+
+class _Vocabulary(dict):
+    """Label ids: a new label gets the next one (``map(vocabulary.__getitem__, labels)`` interns a tree's labels
+    without a Python step for the labels seen before)."""
+
+    def __missing__(self, label: str) -> int:
+        self[label] = number = len(self)
+        return number
 
 
 class TreeEditSimilarity(TreeEditDistance):
