@@ -60,7 +60,8 @@ class PostorderTree:
         return cls(labels, leftmost, keyroots, int(work), cls(*mirror[:3], int(mirror[3])))
 
 
-def decompose(labels: np.ndarray, leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, int]:
+def decompose(labels: np.ndarray,
+              leftmost: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, int]:
     """Keyroots and work of a postorder tree, and its mirror's labels, leftmost leaves, keyroots and work (the
     mirror's postorder is the original's preorder reversed).
 
@@ -151,6 +152,7 @@ def kernel(function: Callable[..., object] = zhang_shasha) -> Callable[..., Any]
 def tree_edit_distance(t1: PostorderTree, t2: PostorderTree) -> int:
     """Unit-cost tree edit distance between two trees whose label ids come from one shared vocabulary,
     along the cheaper of their leftmost and rightmost paths (module docstring)."""
-    if t1.mirrored is not None and t2.mirrored is not None and t1.mirrored.work * t2.mirrored.work < t1.work * t2.work:
-        t1, t2 = t1.mirrored, t2.mirrored
+    m1, m2 = t1.mirrored, t2.mirrored
+    if m1 is not None and m2 is not None and m1.work * m2.work < t1.work * t2.work:
+        t1, t2 = m1, m2
     return kernel()(t1.leftmost, t1.keyroots, t1.labels, t2.leftmost, t2.keyroots, t2.labels)
