@@ -138,6 +138,7 @@ roughly equal parts parsing, building the labelled trees (Python, one step per k
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -290,7 +291,7 @@ class TreeEditDistance(StructureDistance):
         check_lengths(hypotheses, references)
         ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed = self._rows(len(hypotheses))
         codes: dict[str, _Code] = {}
-        vocabulary: dict[str, int] = {}
+        vocabulary = _Vocabulary()
         interned: dict[tuple[str, bool], PostorderTree] = {}
         done: dict[tuple[str, str], tuple[int, int, int]] = {}
 
@@ -301,8 +302,8 @@ class TreeEditDistance(StructureDistance):
                 if flat and code.tokens is None:
                     code = codes[text] = _Code(code.ast, _fallback_tokens(text, self.repair, self.lang))
                 labelled = _flat_tree(code.tokens) if flat else code.ast
-                ids = [vocabulary.setdefault(label, len(vocabulary)) for label in labelled.labels]
-                interned[key] = PostorderTree.build(ids, labelled.leftmost)
+                interned[key] = PostorderTree.build(list(map(vocabulary.__getitem__, labelled.labels)),
+                                                    labelled.leftmost)
             return interned[key]
 
         for row, (hyp, ref) in enumerate(zip(hypotheses, references)):
@@ -321,6 +322,15 @@ class TreeEditDistance(StructureDistance):
             ted[row], hyp_nodes[row], ref_nodes[row] = done[hyp, ref]
         score = self._score(ted, hyp_nodes, ref_nodes, hyp_parsed & ref_parsed, hypotheses, references)
         return TreeScores(score, ted, hyp_nodes, ref_nodes, hyp_parsed, ref_parsed)
+
+
+class _Vocabulary(dict):
+    """Label ids: a new label gets the next one (``map(vocabulary.__getitem__, labels)`` interns a tree's labels
+    without a Python step for the labels seen before)."""
+
+    def __missing__(self, label: str) -> int:
+        self[label] = number = len(self)
+        return number
 
 
 class TreeEditSimilarity(TreeEditDistance):
@@ -561,6 +571,35 @@ _SITTER_RULES: dict[str, _SitterRules] = {
                                    "cast_type"}), LITERALS["php"], readings=("program", "member")),
     "ruby": _SitterRules(frozenset({"binary", "unary", "operator_assignment"}), LITERALS["ruby"]),
 }
+
+#: how a node's children are read (_SitterKinds.children): its named ones, all of them, or the named ones and
+#: the rules' kept tokens
+_NAMED, _ALL, _NAMED_AND_KEPT = range(3)
+
+
+@dataclass(frozen=True)
+class _SitterKinds:
+    """A language's :class:`_SitterRules` as lists indexed by tree-sitter's kind id (``Node.kind_id``), so the
+    walk reads one int per node instead of its type string."""
+
+    names: list[str]
+    literal: list[bool]
+    children: list[int]
+    #: for ``_NAMED_AND_KEPT``: whether a child of this kind is kept (named, or one of ``rules.kept``)
+    kept: list[bool]
+
+
+@functools.cache
+def _sitter_kinds(lang: str) -> _SitterKinds:
+    """The kind tables of ``lang`` (a node's ``type`` is its kind id's name, ``is_named`` its kind id's)."""
+    language, rules = _sitter_parser(lang).language, _SITTER_RULES[lang]
+    names = [language.node_kind_for_id(kind) or "" for kind in range(language.node_kind_count)]
+    other = _NAMED_AND_KEPT if rules.kept else _NAMED
+    return _SitterKinds(names, [name in rules.literals for name in names],
+                        [_ALL if name in rules.varying else other for name in names],
+                        [language.node_kind_is_named(kind) or name in rules.kept for kind, name in enumerate(names)])
+
+
 _SITTER_METHODS = frozenset({"method_declaration", "constructor_declaration"})
 # The src2abs artefacts as text: literals are matched first and kept, so nothing inside them changes; the
 # look-behinds keep `i -- > 0` (tokens `--` `>`) and `@ANNOTATION_1` as they are.
@@ -609,7 +648,7 @@ def _sitter_tree(code: str, repair: bool, wrap: bool, lang: str = "java") -> _La
                 statements = _sitter_named(statements[0]) if len(statements) == 1 else []
             nodes = statements
         if nodes:  # the statements hang from a Statements root, as the method's body from the method node
-            return _sitter_labelled(nodes, kind == "statements", source, _SITTER_RULES["java"])
+            return _sitter_labelled(nodes, kind == "statements", source, _sitter_kinds("java"))
     return None
 
 
@@ -617,7 +656,7 @@ def _sitter_other(code: str, wrap: bool, lang: str) -> _Labelled | None:
     """:func:`_sitter_tree` for the languages but Java: each reading in turn (``_SitterRules.readings``); one
     top-level node is the root, several hang from a Statements root (with ``wrap`` only; without it only one
     declaration or definition is read)."""
-    rules = _SITTER_RULES[lang]
+    rules, kinds = _SITTER_RULES[lang], _sitter_kinds(lang)
     body = code.encode("utf-8")
     parser = _sitter_parser(lang)
     for kind in rules.readings:
@@ -630,9 +669,9 @@ def _sitter_other(code: str, wrap: bool, lang: str) -> _Labelled | None:
         if kind == "member":
             nodes = _sitter_named(nodes[0].child_by_field_name("body")) if len(nodes) == 1 else []
         if len(nodes) == 1 and (wrap or nodes[0].type.endswith(_DEFINITIONS)):
-            return _sitter_labelled(nodes, False, source, rules)
+            return _sitter_labelled(nodes, False, source, kinds)
         if len(nodes) > 1 and wrap:
-            return _sitter_labelled(nodes, True, source, rules)
+            return _sitter_labelled(nodes, True, source, kinds)
     return None
 
 
@@ -640,12 +679,12 @@ def _sitter_other(code: str, wrap: bool, lang: str) -> _Labelled | None:
 _DEFINITIONS = ("_declaration", "_definition")
 
 
-def _sitter_labelled(nodes: list, statements: bool, source: bytes, rules: _SitterRules) -> _Labelled | None:
+def _sitter_labelled(nodes: list, statements: bool, source: bytes, kinds: _SitterKinds) -> _Labelled | None:
     """The labelled tree of ``nodes``: under a Statements root when ``statements``, else of the one node."""
     labels: list[str] = []
     leftmost: list[int] = []
     try:
-        _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost, rules)
+        _sitter_walk(_STATEMENTS_ROOT, nodes, source, labels, leftmost, kinds)
     except RecursionError:  # thousands of nested expressions: as javalang, not read
         return None
     if not statements:  # one node: drop the Statements root again
@@ -666,7 +705,7 @@ def _sitter_named(node: object) -> list:
 
 
 def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], leftmost: list[int],
-                 rules: _SitterRules) -> int:
+                 kinds: _SitterKinds) -> int:
     """Append in postorder a node labelled ``kind`` over ``children`` (tree-sitter nodes: the node's named
     children and ``rules.kept`` tokens, or all its children for ``rules.varying`` types) and their subtrees,
     comments left out; return the postorder number of its leftmost leaf. Tokens are appended inline: this
@@ -675,14 +714,16 @@ def _sitter_walk(kind: str, children: list, source: bytes, labels: list[str], le
     for child in children:
         if child.is_extra:  # a comment
             continue
-        if child.child_count and (child_kind := child.type) not in rules.literals:
-            if child_kind in rules.varying:
-                grandchildren = child.children
-            elif rules.kept:
-                grandchildren = [node for node in child.children if node.is_named or node.type in rules.kept]
-            else:
+        child_kind = child.kind_id
+        if child.child_count and not kinds.literal[child_kind]:
+            reading = kinds.children[child_kind]
+            if reading == _NAMED:
                 grandchildren = child.named_children
-            leaf = _sitter_walk(child_kind, grandchildren, source, labels, leftmost, rules)
+            elif reading == _ALL:
+                grandchildren = child.children
+            else:
+                grandchildren = [node for node in child.children if kinds.kept[node.kind_id]]
+            leaf = _sitter_walk(kinds.names[child_kind], grandchildren, source, labels, leftmost, kinds)
         else:  # a token: labelled by its text
             leaf = len(labels)
             labels.append(source[child.start_byte:child.end_byte].decode("utf-8"))
