@@ -67,7 +67,7 @@ print(len(texts) / (time.perf_counter() - started))
 def reference_tree(tmp: Path) -> Path:
     """The ``revmine`` package of :data:`REFERENCE_COMMIT`, unpacked under ``tmp``."""
     archive = subprocess.run(["git", "archive", "--format=tar", REFERENCE_COMMIT, "revmine"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
+                             capture_output=True, check=True, timeout=120).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(tmp, filter="data")
     return tmp
@@ -76,7 +76,7 @@ def reference_tree(tmp: Path) -> Path:
 def rate(tree: Path, test_csv: Path) -> float:
     """Comments a second filtered by the package in ``tree`` (its ``revmine``, not the installed one)."""
     done = subprocess.run([sys.executable, "-c", _TIMED, str(test_csv.resolve())], cwd=tree, capture_output=True,
-                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(tree)})
+                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(tree)}, timeout=600)
     return float(done.stdout.split()[-1])
 
 

@@ -31,7 +31,7 @@ LICENCES = ("MIT", "Apache-2.0", "GPL-3.0-only")
 def _splits(work: Path) -> tuple[Path, int]:
     """The fixture imported as revmine's splits, each row given a licence; and how many rows."""
     subprocess.run([shutil.which("revmine") or "revmine", "import", "tufano2021", str(PACKAGE), "--out",
-                    str(work / "splits"), "-q"], check=True, capture_output=True)
+                    str(work / "splits"), "-q"], check=True, capture_output=True, timeout=1200)
     rows = 0
     for part in (work / "splits").glob("*.parquet"):
         table = pq.read_table(part)

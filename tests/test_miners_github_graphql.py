@@ -28,7 +28,7 @@ LONG_THREAD, MANY_THREADS = 105, 25  # comments in one thread of PR 3; threads o
 
 def sha_of(repo: Path, ref: str) -> list[str]:
     return subprocess.run(["git", "-C", str(repo), "rev-list", "--reverse", ref, "^refs/heads/main"],
-                          capture_output=True, text=True, check=True).stdout.split()
+                          capture_output=True, text=True, check=True, timeout=60).stdout.split()
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ from .codereviewer import TASKS, write_codereviewer
 from ..io.opt_out import OPT_OUT, read_opt_out
 from .licences import ANY, LicenceGate, category
 from .secret_scan import SECRET, SecretScanner
-from .pseudonyms import EMAIL, MENTION, PERSON, Pseudonymiser, load_key, pseudonymise_batch
+from .pseudonyms import EMAIL, MENTION, PERSON, Pseudonymiser, load_key, participants, pseudonymise_batch
 from .options import FORMATS, ExportOptions
 from .overlap import OVERLAP_FILE, overlap_markdown
 from .split import HUNKS_FILE, SPLITS, SUMMARY_FILE
@@ -192,14 +192,13 @@ def export_dataset(splits_dir: str | Path, out_dir: str | Path, options: ExportO
     with staged_directory(out_dir, OUTPUT_ENTRIES) as staging:
         for name, parts in splits.items():
             _export_split(staging, name, parts, kinds, formats, options, card_counts, pseudonymiser, scanner)
-        for (kind, name), n in card_counts.withheld.by_split.items():  # the card's sizes are of the rows written
-            if kind in CONFIGS:  # (hunk rows are counted by _export_hunks from what it writes)
-                sizes[CONFIGS[kind]][name] -= n
         if hunks is not None:
             card_counts.hunks = _export_hunks(hunks, staging / "codereviewer", card_counts.withheld, pseudonymiser)
             card_counts.hunk_sources = set(hunks.column("source").to_pylist())
-        for (kind, name), n in scanner.dropped.items():  # the card's sizes are of the rows written
-            sizes[CONFIGS[kind]][name] -= n
+        # the card's sizes are of the rows written (hunk rows are counted by _export_hunks from what it writes)
+        for (kind, name), n in (card_counts.withheld.by_split + scanner.dropped).items():
+            if kind in CONFIGS:
+                sizes[CONFIGS[kind]][name] -= n
         empty = _empty_splits(sizes)
         spt_totals = {(CONFIGS[kind], name): card_counts.spt[(kind, name)] for kind in kinds for name in SPLITS}
         write_text(staging / CARD_FILE, dataset_card(card_counts, kinds, sizes, options, report, how_split, formats,
@@ -246,12 +245,11 @@ def _export_hunks(hunks: pa.Table, folder: Path, withheld: Withheld, pseudonymis
                 if row["task"] is not None or withheld.reason("hunk", row["project"], row["licence"],
                                                                row["comment_author"], name) is None]
         if pseudonymiser is not None:
-            participants: dict[tuple, set[str]] = {}
-            for row in rows:
-                participants.setdefault((row["round_id"], row["change"]), set()).add(row["comment_author"] or "")
-            for row in rows:
+            changes = [(row["round_id"], row["change"]) for row in rows]
+            people = participants(changes, [row["comment_author"] for row in rows])
+            for row, change in zip(rows, changes):
                 if row["task"] is None:
-                    row["comment"] = pseudonymiser.redact(row["comment"], participants[(row["round_id"], row["change"])])
+                    row["comment"] = pseudonymiser.redact(row["comment"], people.get(change, ()))
         write_codereviewer(rows, folder, theirs)
         seen = set()
         for row in rows:
@@ -331,8 +329,8 @@ class Withheld:
         return why
 
     def result(self) -> dict[str, Any]:
-        """``run.json``'s part: rows per licence (as seen, before any was left out) and rows left out per reason
-        and project."""
+        """``run.json``'s part: rows per licence (every row seen but those of people on the opt-out list, which are
+        left out before their licence is asked) and rows left out per reason and project."""
         left_out: dict[str, dict[str, int]] = {}
         for (project, why), n in sorted(self.by_project.items()):
             left_out.setdefault(why, {})[project] = n

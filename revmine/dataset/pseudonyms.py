@@ -20,14 +20,15 @@ import re
 import secrets
 from collections import Counter
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import platformdirs
 import pyarrow as pa
 
 from ..errors import InputError
 
-__all__ = ["EMAIL", "KEY_ENV", "KEY_FILE_ENV", "MENTION", "PERSON", "Pseudonymiser", "load_key", "pseudonymise_batch"]
+__all__ = ["EMAIL", "KEY_ENV", "KEY_FILE_ENV", "MENTION", "PERSON", "Pseudonymiser", "load_key", "participants",
+           "pseudonymise_batch"]
 
 KEY_ENV = "REVMINE_PSEUDONYM_KEY"
 KEY_FILE_ENV = "REVMINE_PSEUDONYM_KEY_FILE"
@@ -93,19 +94,26 @@ class Pseudonymiser:
         return text
 
 
+def participants(changes: Sequence[tuple], authors: Sequence[str | None]) -> dict[tuple, set[str]]:
+    """The comment authors of each change (``changes`` and ``authors`` aligned, one pair a row): the names
+    :meth:`Pseudonymiser.redact` replaces in that change's texts."""
+    people: dict[tuple, set[str]] = {}
+    for change, author in zip(changes, authors):
+        if author:
+            people.setdefault(change, set()).add(author)
+    return people
+
+
 def pseudonymise_batch(batch: pa.RecordBatch, pseudonymiser: Pseudonymiser) -> pa.RecordBatch:
     """The rows with ``comment_author`` pseudonymised and ``comment``, ``m_s``, ``m_r`` redacted; the participants
     of a change are the comment authors of its rows in the batch (rows arrive grouped by change)."""
     authors = batch.column("comment_author").to_pylist()
     changes = list(zip(*(batch.column(n).to_pylist() for n in ("source", "project", "change"))))
-    participants: dict[tuple, set[str]] = {}
-    for change, author in zip(changes, authors):
-        if author:
-            participants.setdefault(change, set()).add(author)
+    people = participants(changes, authors)
     columns = {"comment_author": pa.array([pseudonymiser.pseudonym(a) for a in authors], pa.string())}
     for name in ("comment", "m_s", "m_r"):
         code = name != "comment"
-        columns[name] = pa.array([pseudonymiser.redact(text, participants.get(change, ()), code=code)
+        columns[name] = pa.array([pseudonymiser.redact(text, people.get(change, ()), code=code)
                                   for text, change in zip(batch.column(name).to_pylist(), changes)], pa.string())
     arrays = [columns.get(name, batch.column(i)) for i, name in enumerate(batch.schema.names)]
     return pa.RecordBatch.from_arrays(arrays, schema=batch.schema)

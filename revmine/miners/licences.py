@@ -25,13 +25,13 @@ from .git import GitRepo
 __all__ = ["NOASSERTION", "LicenceReader", "is_licence_file", "licence_of_text"]
 
 NOASSERTION = "NOASSERTION"
-# the names licensee (GitHub's detector) looks for at a repository's root: LICENSE, LICENCE, COPYING, UNLICENSE,
-# COPYRIGHT, with an extension or a suffix naming the licence (LICENSE-MIT, LICENSE.APACHE-2.0, COPYING.LESSER)
 #: a line break before the words of a disclaimer that identify would take for a copyright notice
 _DISCLAIMER_LINE = re.compile(r"\s*\n\s*(?=copyright\s+(?:holders?|owners?)\b)", re.IGNORECASE)
 #: a line of dashes, equals signs, stars or underscores (4 or more) between sections of a licence file
 _SEPARATOR = re.compile(r"^[ \t]*(?:-{4,}|={4,}|\*{4,}|_{4,})[ \t]*$", re.MULTILINE)
 _PREAMBLE = 300  # characters: shorter sections are a sentence before the licence ("All contributions are MIT")
+# the names licensee (GitHub's detector) looks for at a repository's root: LICENSE, LICENCE, COPYING, UNLICENSE,
+# COPYRIGHT, with an extension or a suffix naming the licence (LICENSE-MIT, LICENSE.APACHE-2.0, COPYING.LESSER)
 _LICENCE_FILE = re.compile(r"(?:un)?licen[cs]e|copying|copyright", re.IGNORECASE)
 
 
